@@ -1,0 +1,3 @@
+module github.com/boundedkit/bounded
+
+go 1.26

@@ -1,0 +1,386 @@
+package bounded
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+)
+
+// ErrInvalidPage is returned, wrapped with the field and value at fault, for
+// a negative or overflowing limit, offset, page number or page size.
+var ErrInvalidPage = errors.New("bounded: invalid page")
+
+// ErrInvalidCursor is returned, wrapped with its cause, for a cursor that
+// cannot be decoded, was tampered with, or belongs to another query or tool.
+var ErrInvalidCursor = errors.New("bounded: invalid cursor")
+
+// ErrNoProgress is returned by [All] when a page claims more items follow but
+// its next offset does not move past its own offset: following it would loop.
+var ErrNoProgress = errors.New("bounded: page did not advance")
+
+// MaxOffset is the largest offset (and offset plus limit) a [Page] may carry:
+// 2^53-1, the largest integer a JSON number holds exactly, so that every
+// offset survives a round trip through an agent's JSON.
+const MaxOffset = 1<<53 - 1
+
+// Page is what a caller asks for: up to Limit items starting at Offset in the
+// method's documented order.
+//
+// A zero Limit means the method's default ([Limits.Default]). Cursor, when
+// set, replaces Offset: it is the opaque NextCursor of an earlier page of the
+// same query.
+type Page struct {
+	Limit  int    `json:"limit,omitempty"`
+	Offset int    `json:"offset,omitempty"`
+	Cursor string `json:"cursor,omitempty"`
+}
+
+// Limits is a method's pagination policy: Default items when the caller asks
+// for none, at most Max items whatever the caller asks. The ports declare
+// theirs, e.g. Backlinks uses Limits{Default: 100, Max: 500}.
+type Limits struct {
+	Default int
+	Max     int
+}
+
+// Request is a validated [Page]: Limit is in [1, Max] and Offset in
+// [0, MaxOffset]. Adapters receive requests from [Limits.Normalize] and build
+// their [PageInfo] with [Request.Info], so that every adapter reports the same
+// metadata for the same request.
+type Request struct {
+	Limit  int
+	Offset int
+	// Cursor is the caller's cursor, already checked to be non-empty and
+	// decodable by the method; empty for offset requests.
+	Cursor string
+	// Requested is the limit the caller asked for, before the default and
+	// the maximum were applied (0 when the caller asked for none).
+	Requested int
+	// Clamped reports that Requested was over the maximum and Limit was
+	// lowered to it.
+	Clamped bool
+}
+
+// Normalize validates p against l and applies its default and maximum.
+//
+// A zero Limit becomes l.Default; a Limit over l.Max becomes l.Max and the
+// request is marked Clamped. A negative Limit or Offset, or an Offset over
+// [MaxOffset], is an error wrapping [ErrInvalidPage] that names the field and
+// its value. Limits whose Default is not in [1, Max] are a programming error
+// and also return ErrInvalidPage. Normalize does not decode cursors; methods
+// that accept them do.
+func (l Limits) Normalize(p Page) (Request, error) {
+	if l.Max < 1 || l.Default < 1 || l.Default > l.Max {
+		return Request{}, fmt.Errorf("%w: limits default %d, max %d: want 1 <= default <= max", ErrInvalidPage, l.Default, l.Max)
+	}
+	if p.Limit < 0 {
+		return Request{}, fmt.Errorf("%w: limit %d is negative", ErrInvalidPage, p.Limit)
+	}
+	if p.Offset < 0 {
+		return Request{}, fmt.Errorf("%w: offset %d is negative", ErrInvalidPage, p.Offset)
+	}
+	if p.Offset > MaxOffset {
+		return Request{}, fmt.Errorf("%w: offset %d is over the maximum %d", ErrInvalidPage, p.Offset, MaxOffset)
+	}
+	r := Request{Limit: p.Limit, Offset: p.Offset, Cursor: p.Cursor, Requested: p.Limit}
+	switch {
+	case r.Limit == 0:
+		r.Limit = l.Default
+	case r.Limit > l.Max:
+		r.Limit = l.Max
+		r.Clamped = true
+	}
+	if r.Offset > MaxOffset-r.Limit {
+		return Request{}, fmt.Errorf("%w: offset %d plus limit %d is over the maximum %d", ErrInvalidPage, r.Offset, r.Limit, MaxOffset)
+	}
+	return r, nil
+}
+
+// FromPageNumber converts the 0-based page/pageSize form into a [Page]. A
+// zero pageSize means l.Default; a pageSize over l.Max is kept in the Page's
+// Limit, so that [Limits.Normalize] clamps it and reports the clamp, but the
+// offset is counted in clamped pages (page*Max), so that following page
+// numbers still walks every item once. A negative page or pageSize, or an
+// offset over [MaxOffset], is an error wrapping [ErrInvalidPage].
+func (l Limits) FromPageNumber(page, pageSize int) (Page, error) {
+	if page < 0 {
+		return Page{}, fmt.Errorf("%w: page %d is negative", ErrInvalidPage, page)
+	}
+	if pageSize < 0 {
+		return Page{}, fmt.Errorf("%w: pageSize %d is negative", ErrInvalidPage, pageSize)
+	}
+	size := pageSize
+	if size == 0 {
+		size = l.Default
+	}
+	if l.Max > 0 && size > l.Max {
+		size = l.Max
+	}
+	if size <= 0 {
+		return Page{}, fmt.Errorf("%w: limits default %d, max %d: want 1 <= default <= max", ErrInvalidPage, l.Default, l.Max)
+	}
+	if page > MaxOffset/size {
+		return Page{}, fmt.Errorf("%w: page %d of size %d starts past the maximum offset %d", ErrInvalidPage, page, size, MaxOffset)
+	}
+	return Page{Limit: pageSize, Offset: page * size}, nil
+}
+
+// TotalKind says how far [PageInfo.Total] can be trusted.
+type TotalKind uint8
+
+const (
+	// TotalExact: Total is the exact number of matching items.
+	TotalExact TotalKind = iota
+	// TotalAtLeast: Total is a lower bound ("10,000+"): counting stopped
+	// there. More items may match.
+	TotalAtLeast
+	// TotalUnknown: nothing was counted; Total is the number of items up
+	// to the end of this page, and HasMore says whether more follow.
+	TotalUnknown
+)
+
+var totalKindNames = [...]string{"exact", "atLeast", "unknown"}
+
+// String returns "exact", "atLeast" or "unknown".
+func (k TotalKind) String() string {
+	if int(k) < len(totalKindNames) {
+		return totalKindNames[k]
+	}
+	return fmt.Sprintf("TotalKind(%d)", k)
+}
+
+// MarshalText encodes the kind as its [TotalKind.String] name.
+func (k TotalKind) MarshalText() ([]byte, error) {
+	if int(k) >= len(totalKindNames) {
+		return nil, fmt.Errorf("bounded: unknown TotalKind %d", k)
+	}
+	return []byte(totalKindNames[k]), nil
+}
+
+// UnmarshalText decodes a name written by [TotalKind.MarshalText].
+func (k *TotalKind) UnmarshalText(b []byte) error {
+	for i, n := range totalKindNames {
+		if n == string(b) {
+			*k = TotalKind(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("bounded: unknown TotalKind %q", b)
+}
+
+// PageInfo is what comes back with a page: where it sits in the result set
+// and how to get the rest.
+type PageInfo struct {
+	// Total is the number of matching items; TotalKind says whether it is
+	// exact or a lower bound.
+	Total     int       `json:"total"`
+	TotalKind TotalKind `json:"totalKind"`
+	// Limit and Offset are the request as applied (after defaults and
+	// clamping).
+	Limit  int `json:"limit"`
+	Offset int `json:"offset"`
+	// Returned is the number of items in this page. It is less than Limit
+	// on the last page, or when a budget cut the page.
+	Returned int `json:"returned"`
+	// HasMore reports that items follow this page.
+	HasMore bool `json:"hasMore"`
+	// NextOffset is the offset of the first item not returned: the Offset
+	// of the next call. It is 0 when HasMore is false.
+	NextOffset int `json:"nextOffset,omitempty"`
+	// NextCursor, when the method supports cursors, continues exactly
+	// where NextOffset does.
+	NextCursor string `json:"nextCursor,omitempty"`
+	// Clamped reports that the caller's limit, RequestedLimit, was over
+	// the method's maximum and Limit was used instead.
+	Clamped        bool `json:"clamped,omitempty"`
+	RequestedLimit int  `json:"requestedLimit,omitempty"`
+}
+
+// Info builds the [PageInfo] of a page of returned items out of total
+// matching ones, counted exactly. It is the one place where HasMore and
+// NextOffset are derived, so every adapter reports them alike. An offset past
+// the end gives Returned 0, HasMore false and the exact total.
+func (r Request) Info(total, returned int) PageInfo {
+	pi := PageInfo{
+		Total:          total,
+		TotalKind:      TotalExact,
+		Limit:          r.Limit,
+		Offset:         r.Offset,
+		Returned:       returned,
+		Clamped:        r.Clamped,
+		RequestedLimit: 0,
+	}
+	if r.Clamped {
+		pi.RequestedLimit = r.Requested
+	}
+	if end := r.Offset + returned; returned > 0 && end < total {
+		pi.HasMore = true
+		pi.NextOffset = end
+	}
+	return pi
+}
+
+// InfoMore builds the [PageInfo] of a page whose total was not counted
+// exactly: hasMore comes from fetching one item past the page, and atLeast
+// is a lower bound on the total (or -1 when nothing was counted, which makes
+// the kind [TotalUnknown] and the total the end of this page).
+func (r Request) InfoMore(returned int, hasMore bool, atLeast int) PageInfo {
+	pi := r.Info(0, returned)
+	pi.HasMore = hasMore && returned > 0
+	if pi.HasMore {
+		pi.NextOffset = r.Offset + returned
+	}
+	end := r.Offset + returned
+	switch {
+	case atLeast < 0:
+		pi.TotalKind = TotalUnknown
+		pi.Total = end
+	default:
+		pi.Total = max(atLeast, end)
+		pi.TotalKind = TotalAtLeast
+		if !pi.HasMore && returned > 0 {
+			pi.TotalKind = TotalExact
+		}
+	}
+	return pi
+}
+
+// Cut returns the page info after only the first kept of Returned items were
+// kept (by a budget): Returned becomes kept, and when items were cut HasMore
+// is true and NextOffset points at the first cut item, so following the
+// pages still returns every item exactly once. NextCursor is cleared when
+// items were cut, because it pointed past them; methods that page by cursor
+// must issue a new one for the cut position.
+func (pi PageInfo) Cut(kept int) PageInfo {
+	if kept < 0 {
+		kept = 0
+	}
+	if kept >= pi.Returned {
+		return pi
+	}
+	pi.Returned = kept
+	pi.HasMore = true
+	pi.NextOffset = pi.Offset + kept
+	pi.NextCursor = ""
+	return pi
+}
+
+// PastEnd reports whether the page asked for an offset at or past the end
+// of a non-empty result set and so returned nothing.
+func (pi PageInfo) PastEnd() bool {
+	return pi.Returned == 0 && pi.Total > 0 && pi.Offset >= pi.Total
+}
+
+// PageNumber is the 0-based number of this page in pages of Limit items:
+// Offset/Limit, rounded down.
+func (pi PageInfo) PageNumber() int {
+	if pi.Limit <= 0 {
+		return 0
+	}
+	return pi.Offset / pi.Limit
+}
+
+// TotalPages is the number of pages of Limit items that hold Total items
+// (a lower bound when Total is). An empty result set has 0 pages.
+func (pi PageInfo) TotalPages() int {
+	if pi.Limit <= 0 {
+		return 0
+	}
+	return (pi.Total + pi.Limit - 1) / pi.Limit
+}
+
+// PagesRemaining is the number of pages of Limit items after this one,
+// counted from NextOffset: 0 when HasMore is false.
+func (pi PageInfo) PagesRemaining() int {
+	if !pi.HasMore || pi.Limit <= 0 {
+		return 0
+	}
+	rest := pi.Total - pi.NextOffset
+	if rest <= 0 {
+		return 1 // TotalUnknown or a stale lower bound: at least one more.
+	}
+	return (rest + pi.Limit - 1) / pi.Limit
+}
+
+// HasNext reports whether a next page exists (the same as HasMore).
+func (pi PageInfo) HasNext() bool { return pi.HasMore }
+
+// HasPrevious reports whether items precede this page.
+func (pi PageInfo) HasPrevious() bool { return pi.Offset > 0 }
+
+// Aligned reports whether the next page starts on a page boundary, so that
+// it can be asked for by page number: NextOffset is a multiple of Limit.
+// A page cut by a budget usually is not.
+func (pi PageInfo) Aligned() bool {
+	return pi.Limit > 0 && pi.NextOffset%pi.Limit == 0
+}
+
+// LastPageOffset is the offset of the last page of Limit items (0 for an
+// empty result set).
+func (pi PageInfo) LastPageOffset() int {
+	if pi.Total <= 0 || pi.Limit <= 0 {
+		return 0
+	}
+	return (pi.Total - 1) / pi.Limit * pi.Limit
+}
+
+// Paged is one page of items in a method's documented order, with its
+// [PageInfo].
+type Paged[T any] struct {
+	Items []T    `json:"results"`
+	Page PageInfo `json:"pagination"`
+}
+
+// Fetcher returns the page p of some ordered result set.
+type Fetcher[T any] func(ctx context.Context, p Page) (Paged[T], error)
+
+// All walks a whole result set page by page, starting at start, and yields
+// every item with a nil error. It follows NextCursor when a page has one and
+// NextOffset otherwise, keeping start's Limit. It stops after the last page,
+// when the consumer stops, or after yielding one error: the fetch error, the
+// context's error, or [ErrNoProgress] when a page says HasMore but would not
+// advance (an empty page, or a next offset not past its own offset).
+func All[T any](ctx context.Context, start Page, fetch Fetcher[T]) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		var zero T
+		p := start
+		for {
+			if err := ctx.Err(); err != nil {
+				yield(zero, err)
+				return
+			}
+			pg, err := fetch(ctx, p)
+			if err != nil {
+				yield(zero, err)
+				return
+			}
+			for _, it := range pg.Items {
+				if !yield(it, nil) {
+					return
+				}
+			}
+			info := pg.Page
+			if !info.HasMore {
+				return
+			}
+			if len(pg.Items) == 0 {
+				yield(zero, fmt.Errorf("%w: empty page at offset %d says more follow", ErrNoProgress, info.Offset))
+				return
+			}
+			if info.NextCursor != "" {
+				if info.NextCursor == p.Cursor {
+					yield(zero, fmt.Errorf("%w: next cursor repeats the current one", ErrNoProgress))
+					return
+				}
+				p = Page{Limit: start.Limit, Cursor: info.NextCursor}
+				continue
+			}
+			if info.NextOffset <= info.Offset {
+				yield(zero, fmt.Errorf("%w: next offset %d is not past offset %d", ErrNoProgress, info.NextOffset, info.Offset))
+				return
+			}
+			p = Page{Limit: start.Limit, Offset: info.NextOffset}
+		}
+	}
+}

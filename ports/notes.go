@@ -1,0 +1,321 @@
+package ports
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/boundedkit/bounded"
+)
+
+// Page limits of the notes methods, from the notes tools' design note.
+var (
+	ListNotesLimits       = bounded.Limits{Default: 50, Max: 200}
+	SearchNotesLimits     = bounded.Limits{Default: 20, Max: 100}
+	SearchByLinksLimits   = bounded.Limits{Default: 50, Max: 200}
+	FindBrokenLinksLimits = bounded.Limits{Default: 100, Max: 500}
+	NoteLinksLimits       = bounded.Limits{Default: 100, Max: 500} // per category
+	BacklinksLimits       = bounded.Limits{Default: 100, Max: 500}
+	ChildrenLimits        = bounded.Limits{Default: 100, Max: 200}
+	ParentsLimits         = bounded.Limits{Default: 100, Max: 200}
+	DescendantsLimits     = bounded.Limits{Default: 100, Max: 500}
+	RelatedNotesLimits    = bounded.Limits{Default: 50, Max: 200}
+)
+
+// Descendants depth: the default when the caller passes 0, and the maximum.
+const (
+	DefaultDescendantDepth = 3
+	MaxDescendantDepth     = 20
+)
+
+// MaxGetNotes is the most ids one GetNotes call takes.
+const MaxGetNotes = 100
+
+// Note is one note of a vault, as written.
+type Note struct {
+	// ID identifies the note: its vault path without extension, e.g.
+	// "projects/alpha". Internal links name notes by ID.
+	ID      string
+	Title   string
+	Content string
+	// Tags are stored deduplicated and sorted bytewise.
+	Tags []string
+	// Links are the note's outgoing links, in the order they appear.
+	Links []Link
+	// Parents are the IDs of the note's parents in the hierarchy, stored
+	// deduplicated and sorted. A parent need not exist.
+	Parents   []string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Link is one outgoing link of a note.
+type Link struct {
+	// Target is a note ID for an internal link (the note may not exist:
+	// then the link is broken) and an absolute URL for an external one.
+	Target   string
+	External bool
+	// Text is the link's alias or display text; may be empty.
+	Text string
+}
+
+// Domain returns the lowercase host of an external link's URL, without port
+// ("" for internal links and unparsable URLs). ExternalDomains filters match
+// it.
+func (l Link) Domain() string {
+	if !l.External {
+		return ""
+	}
+	u, err := url.Parse(l.Target)
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(u.Hostname())
+}
+
+// Normalize validates a note and returns the form every implementation
+// stores: tags and parents deduplicated and sorted, times normalized with
+// [Time], links kept in order. Errors wrap [ErrInvalidItem].
+func (n Note) Normalize() (Note, error) {
+	if err := ValidateID("note id", n.ID); err != nil {
+		return Note{}, err
+	}
+	for field, s := range map[string]string{"title": n.Title, "content": n.Content} {
+		if err := ValidateText(field, s); err != nil {
+			return Note{}, fmt.Errorf("note %q: %w", n.ID, err)
+		}
+	}
+	out := n
+	out.Tags = sortedSet(n.Tags)
+	out.Parents = sortedSet(n.Parents)
+	for _, s := range out.Tags {
+		if err := ValidateID("tag", s); err != nil {
+			return Note{}, fmt.Errorf("note %q: %w", n.ID, err)
+		}
+	}
+	for _, s := range out.Parents {
+		if err := ValidateID("parent", s); err != nil {
+			return Note{}, fmt.Errorf("note %q: %w", n.ID, err)
+		}
+		if s == n.ID {
+			return Note{}, fmt.Errorf("note %q: %w: a note cannot be its own parent", n.ID, ErrInvalidItem)
+		}
+	}
+	out.Links = append([]Link(nil), n.Links...)
+	for i, l := range out.Links {
+		if err := ValidateID("link target", l.Target); err != nil {
+			return Note{}, fmt.Errorf("note %q link %d: %w", n.ID, i, err)
+		}
+		if err := ValidateText("link text", l.Text); err != nil {
+			return Note{}, fmt.Errorf("note %q link %d: %w", n.ID, i, err)
+		}
+	}
+	out.CreatedAt = Time(n.CreatedAt)
+	out.UpdatedAt = Time(n.UpdatedAt)
+	return out, nil
+}
+
+// NoteRef is a note as lists return it: no content.
+type NoteRef struct {
+	ID        string    `json:"id"`
+	Title     string    `json:"title"`
+	Tags      []string  `json:"tags,omitempty"` // sorted; nil when none
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// NoteContent is a note with one window of its content.
+type NoteContent struct {
+	NoteRef
+	CreatedAt time.Time `json:"createdAt"`
+	// Content is the window of lines asked for, exactly as stored.
+	Content string `json:"content"`
+	// Window describes the window: total and returned lines, and the next
+	// offset when lines remain.
+	Window bounded.WindowInfo `json:"contentMetadata"`
+}
+
+// GetNotesResult is the answer of GetNotes: the notes found, in the order
+// asked, and the ids not found.
+type GetNotesResult struct {
+	Notes   []NoteContent `json:"notes"`
+	Missing []string      `json:"missing,omitempty"`
+}
+
+// ListFilter narrows ListNotes. The zero value lists every note.
+type ListFilter struct {
+	// Tag, when set, keeps notes that have it.
+	Tag string
+	// Folder, when set, keeps notes whose ID starts with Folder + "/".
+	Folder string
+}
+
+// LinkQuery selects notes by their links for SearchByLinks. A note matches
+// when it meets every criterion that is set (AND), and a list criterion when
+// it meets any element of the list (OR). At least one criterion must be set.
+type LinkQuery struct {
+	// HasLinksTo: notes with an internal link to any of these IDs.
+	HasLinksTo []string
+	// LinkedFrom: existing notes that any of these notes links to.
+	LinkedFrom []string
+	// ExternalDomains: notes with an external link whose [Link.Domain] is
+	// one of these or a subdomain of one (compared case-insensitively).
+	ExternalDomains []string
+	// BrokenLinks: notes with at least one internal link to a missing note.
+	BrokenLinks bool
+}
+
+// Validate checks the query: at least one criterion, every string a valid
+// query. Errors wrap [ErrInvalidQuery].
+func (q LinkQuery) Validate() error {
+	if len(q.HasLinksTo)+len(q.LinkedFrom)+len(q.ExternalDomains) == 0 && !q.BrokenLinks {
+		return fmt.Errorf("%w: no link criterion given (hasLinksTo, linkedFrom, externalDomains or brokenLinks)", ErrInvalidQuery)
+	}
+	for _, l := range []struct {
+		name string
+		v    []string
+	}{{"hasLinksTo", q.HasLinksTo}, {"linkedFrom", q.LinkedFrom}, {"externalDomains", q.ExternalDomains}} {
+		if len(l.v) > MaxGetNotes {
+			return fmt.Errorf("%w: %s has %d entries, over the maximum %d", ErrInvalidQuery, l.name, len(l.v), MaxGetNotes)
+		}
+		for _, s := range l.v {
+			if err := ValidateQuery(l.name, s); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// LinkRef is one link, seen from its source note.
+type LinkRef struct {
+	SourceID string `json:"sourceId"`
+	// Position is the link's 0-based index in its source note's links.
+	Position int    `json:"position"`
+	Target   string `json:"target"`
+	External bool   `json:"external,omitempty"`
+	Text     string `json:"text,omitempty"`
+	// Exists reports, for an internal link, that its target note exists.
+	Exists bool `json:"exists"`
+}
+
+// NoteLinksPages are the pages asked of NoteLinks, one per category.
+type NoteLinksPages struct {
+	Internal, External, Incoming bounded.Page
+}
+
+// NoteLinks are a note's links by category, each paged on its own.
+type NoteLinks struct {
+	Internal bounded.Paged[LinkRef] `json:"internal"`
+	External bounded.Paged[LinkRef] `json:"external"`
+	Incoming bounded.Paged[LinkRef] `json:"incoming"`
+}
+
+// Descendant is a note reached down the hierarchy, at its shortest depth.
+type Descendant struct {
+	NoteRef
+	// Depth is 1 for a child, 2 for a grandchild, ...
+	Depth int `json:"depth"`
+}
+
+// Related is a note related to another, with why.
+type Related struct {
+	NoteRef
+	// Score = SharedTags + SharedLinks + 2 if the notes link to each other
+	// in either direction (LinksTo or LinkedFrom).
+	Score       int  `json:"score"`
+	SharedTags  int  `json:"sharedTags"`
+	SharedLinks int  `json:"sharedLinks"`
+	LinksTo     bool `json:"linksTo"`
+	LinkedFrom  bool `json:"linkedFrom"`
+}
+
+// Notes is a vault of notes with links and hierarchy.
+//
+// Every paged method validates its page with its Limits (ListNotesLimits,
+// ...) through [bounded.Limits.Normalize], builds its PageInfo with
+// [bounded.Request.Info] from an exact total counted in the same snapshot as
+// the page, and returns no items, HasMore false and the exact total for an
+// offset past the end. Methods that take a note ID return an error wrapping
+// [ErrNotFound] when it names no note, unless documented otherwise.
+type Notes interface {
+	// PutNote stores n, replacing any note with the same ID together with
+	// its links and parents. It stores n.Normalize() and returns its error
+	// (wrapping [ErrInvalidItem]) without writing anything when n is
+	// invalid. Putting the same note twice leaves one copy.
+	PutNote(ctx context.Context, n Note) error
+
+	// DeleteNote removes the note with its links and parent edges; links
+	// to it from other notes become broken. Deleting a missing note is
+	// [ErrNotFound].
+	DeleteNote(ctx context.Context, id string) error
+
+	// GetNote returns one note with the window w of its content lines
+	// (see [bounded.ApplyWindow]: default 500 lines, maximum 2,000; a
+	// window past the end returns no lines and the exact total).
+	// An invalid window is an error wrapping [bounded.ErrInvalidWindow].
+	GetNote(ctx context.Context, id string, w bounded.Window) (NoteContent, error)
+
+	// GetNotes returns the notes named by ids, each with the window w, in
+	// the order of ids (duplicates once, at their first place); ids that
+	// name no note are listed in Missing, not an error. More than
+	// [MaxGetNotes] ids, or none, is [ErrInvalidQuery].
+	GetNotes(ctx context.Context, ids []string, w bounded.Window) (GetNotesResult, error)
+
+	// ListNotes pages the notes that pass f, ordered by UpdatedAt
+	// descending, then ID ascending. Limits: [ListNotesLimits].
+	ListNotes(ctx context.Context, f ListFilter, p bounded.Page) (bounded.Paged[NoteRef], error)
+
+	// SearchNotes pages the notes whose title or content contains query,
+	// compared after [Fold]; LIKE wildcards and quotes match literally.
+	// Order: notes whose title matches first, then those matching in
+	// content only; within each, UpdatedAt descending, then ID ascending.
+	// Limits: [SearchNotesLimits]. An invalid query ([ValidateQuery]) is
+	// [ErrInvalidQuery].
+	SearchNotes(ctx context.Context, query string, p bounded.Page) (bounded.Paged[NoteRef], error)
+
+	// SearchByLinks pages the notes matching q (see [LinkQuery]), each
+	// once, ordered by UpdatedAt descending, then ID ascending. Limits:
+	// [SearchByLinksLimits]. An invalid q is [ErrInvalidQuery].
+	SearchByLinks(ctx context.Context, q LinkQuery, p bounded.Page) (bounded.Paged[NoteRef], error)
+
+	// FindBrokenLinks pages every internal link whose target note does not
+	// exist, ordered by source ID, then position. Limits:
+	// [FindBrokenLinksLimits].
+	FindBrokenLinks(ctx context.Context, p bounded.Page) (bounded.Paged[LinkRef], error)
+
+	// NoteLinks pages the note's internal and external outgoing links
+	// (ordered by position) and its incoming links (ordered by source ID,
+	// then position), each category with its own page and
+	// [NoteLinksLimits].
+	NoteLinks(ctx context.Context, id string, p NoteLinksPages) (NoteLinks, error)
+
+	// Backlinks pages the notes with at least one internal link to id,
+	// each once, ordered by UpdatedAt descending, then ID ascending.
+	// Limits: [BacklinksLimits]. id need not exist: the backlinks of a
+	// missing note are the notes whose links to it are broken.
+	Backlinks(ctx context.Context, id string, p bounded.Page) (bounded.Paged[NoteRef], error)
+
+	// Children pages the notes that name id as a parent, ordered by title,
+	// then ID. Limits: [ChildrenLimits].
+	Children(ctx context.Context, id string, p bounded.Page) (bounded.Paged[NoteRef], error)
+
+	// Parents pages the existing notes that id names as parents, ordered
+	// by title, then ID. Limits: [ParentsLimits].
+	Parents(ctx context.Context, id string, p bounded.Page) (bounded.Paged[NoteRef], error)
+
+	// Descendants pages the notes below id down to maxDepth levels (0
+	// means [DefaultDescendantDepth]; over [MaxDescendantDepth] or negative
+	// is [ErrInvalidQuery]), each once at its shortest depth (cycles are
+	// harmless; id itself is never its own descendant), ordered by depth,
+	// then title, then ID. Limits: [DescendantsLimits].
+	Descendants(ctx context.Context, id string, maxDepth int, p bounded.Page) (bounded.Paged[Descendant], error)
+
+	// RelatedNotes pages the other notes related to id: those sharing a
+	// tag, sharing an internal link target (existing or not), or linking
+	// with it in either direction; scored as [Related] documents and
+	// ordered by score descending, then ID ascending. Limits:
+	// [RelatedNotesLimits].
+	RelatedNotes(ctx context.Context, id string, p bounded.Page) (bounded.Paged[Related], error)
+}
