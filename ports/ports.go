@@ -78,11 +78,12 @@ func ValidateText(field, s string) error {
 	return nil
 }
 
-// ValidateID checks an item's id: non-empty, at most 1,024 bytes, and
-// [ValidateText]. The error wraps [ErrInvalidItem].
+// ValidateID checks an item's id: not blank (so that every stored id can be
+// asked for: read methods reject blank ids with [ValidateQuery]), at most
+// 1,024 bytes, and [ValidateText]. The error wraps [ErrInvalidItem].
 func ValidateID(field, id string) error {
 	switch {
-	case id == "":
+	case strings.TrimSpace(id) == "":
 		return fmt.Errorf("%w: %s is empty", ErrInvalidItem, field)
 	case len(id) > 1024:
 		return fmt.Errorf("%w: %s is %d bytes, over the maximum 1024", ErrInvalidItem, field, len(id))
