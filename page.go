@@ -224,7 +224,9 @@ func (r Request) Info(total, returned int) PageInfo {
 // InfoMore builds the [PageInfo] of a page whose total was not counted
 // exactly: hasMore comes from fetching one item past the page, and atLeast
 // is a lower bound on the total (or -1 when nothing was counted, which makes
-// the kind [TotalUnknown] and the total the end of this page).
+// the kind [TotalUnknown] and the total the end of this page). A page that
+// returns items and has none after them knows its total exactly: Offset +
+// returned, whatever atLeast says.
 func (r Request) InfoMore(returned int, hasMore bool, atLeast int) PageInfo {
 	pi := r.Info(0, returned)
 	pi.HasMore = hasMore && returned > 0
@@ -236,12 +238,12 @@ func (r Request) InfoMore(returned int, hasMore bool, atLeast int) PageInfo {
 	case atLeast < 0:
 		pi.TotalKind = TotalUnknown
 		pi.Total = end
+	case !pi.HasMore && returned > 0:
+		// The set ends inside this page: its total is known exactly.
+		pi.Total = end
 	default:
 		pi.Total = max(atLeast, end)
 		pi.TotalKind = TotalAtLeast
-		if !pi.HasMore && returned > 0 {
-			pi.TotalKind = TotalExact
-		}
 	}
 	return pi
 }
@@ -328,8 +330,8 @@ func (pi PageInfo) LastPageOffset() int {
 // Paged is one page of items in a method's documented order, with its
 // [PageInfo].
 type Paged[T any] struct {
-	Items []T    `json:"results"`
-	Page PageInfo `json:"pagination"`
+	Items []T      `json:"results"`
+	Page  PageInfo `json:"pagination"`
 }
 
 // Fetcher returns the page p of some ordered result set.

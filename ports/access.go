@@ -2,6 +2,7 @@ package ports
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/boundedkit/bounded"
 )
@@ -60,7 +61,7 @@ var (
 	}
 	FullPolicy = Policy{
 		Mode: Full, Limits: bounded.Limits{Default: 500, Max: 10000}, Content: true,
-		Progressive:  bounded.ContentPolicy{Steps: []bounded.ContentStep{{MaxResults: 100, MaxChars: 0}, {MaxResults: -1, MaxChars: 250}}},
+		Progressive:  bounded.ContentPolicy{Steps: []bounded.ContentStep{{MaxResults: 100, MaxChars: 0}, {MaxResults: math.MaxInt, MaxChars: 250}}},
 		SummaryLimit: 20,
 	}
 )

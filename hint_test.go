@@ -1,0 +1,177 @@
+package bounded
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+var knowledgeCall = Call{
+	Tool:         "search_knowledge",
+	Args:         Args{{"query", "auth"}},
+	Paging:       ByPage,
+	DefaultLimit: 100,
+}
+
+func TestHint(t *testing.T) {
+	byOffset := Call{Tool: "get_backlinks", Args: Args{{"id", "Home"}}, DefaultLimit: 100}
+	tests := []struct {
+		name  string
+		call  Call
+		info  PageInfo
+		style HintStyle
+		want  string
+	}{
+		{"first page by page number", knowledgeCall, Request{Limit: 100}.Info(350, 100), HintFull,
+			`Found 350 results, showing 1-100 (page 1 of 4). 3 pages remain: call search_knowledge(query="auth", page=1) for the next.`},
+		{"second page", knowledgeCall, Request{Limit: 100, Offset: 100}.Info(350, 100), HintFull,
+			`Found 350 results, showing 101-200 (page 2 of 4). 2 pages remain: call search_knowledge(query="auth", page=2) for the next.`},
+		{"one page remains", knowledgeCall, Request{Limit: 100, Offset: 200}.Info(350, 100), HintFull,
+			`Found 350 results, showing 201-300 (page 3 of 4). 1 page remains: call search_knowledge(query="auth", page=3) for the next.`},
+		{"last page", knowledgeCall, Request{Limit: 100, Offset: 300}.Info(350, 50), HintFull,
+			`Found 350 results, showing 301-350 (page 4 of 4). This is the last page.`},
+		{"non-default page size is repeated", knowledgeCall, Request{Limit: 50, Requested: 50}.Info(120, 50), HintFull,
+			`Found 120 results, showing 1-50 (page 1 of 3). 2 pages remain: call search_knowledge(query="auth", page=1, pageSize=50) for the next.`},
+		{"budget cut continues by offset, never page+1", knowledgeCall, Request{Limit: 100}.Info(350, 100).Cut(57), HintFull,
+			`Found 350 results, showing 1-57 (page 1 of 4). 3 pages remain: call search_knowledge(query="auth", offset=57) for the next.`},
+		{"no results", knowledgeCall, Request{Limit: 100}.Info(0, 0), HintFull, `No results.`},
+		{"one result", byOffset, Request{Limit: 100}.Info(1, 1), HintFull, `Found 1 result, showing 1-1. This is the last page.`},
+		{"past the end by page", knowledgeCall, Request{Limit: 100, Offset: 900}.Info(350, 0), HintFull,
+			`Found 350 results; offset 900 is past the end. The last page is page 4 of 4: call search_knowledge(query="auth", page=3).`},
+		{"past the end by offset", byOffset, Request{Limit: 100, Offset: 900}.Info(350, 0), HintFull,
+			`Found 350 results; offset 900 is past the end. The last page starts at offset 300: call get_backlinks(id="Home", offset=300).`},
+		{"offset style", byOffset, Request{Limit: 100, Offset: 100}.Info(3000, 100), HintFull,
+			`Found 3,000 results, showing 101-200. 28 pages remain: call get_backlinks(id="Home", offset=200) for the next.`},
+		{"lower bound", byOffset, Request{Limit: 100}.InfoMore(100, true, 10000), HintFull,
+			`Found 10,000+ results, showing 1-100. More remain: call get_backlinks(id="Home", offset=100) for the next.`},
+		{"unknown total", byOffset, Request{Limit: 100}.InfoMore(100, true, -1), HintFull,
+			`Showing 1-100. More remain: call get_backlinks(id="Home", offset=100) for the next.`},
+		{"clamped", byOffset, Request{Limit: 500, Requested: 5000, Clamped: true}.Info(3, 3), HintFull,
+			`Found 3 results, showing 1-3. This is the last page. The limit 5,000 is over the maximum; 500 was used.`},
+		{"terse", knowledgeCall, Request{Limit: 100}.Info(350, 100), HintTerse,
+			`1-100 of 350. Next: search_knowledge(query="auth", page=1)`},
+		{"terse last", knowledgeCall, Request{Limit: 100, Offset: 300}.Info(350, 50), HintTerse, `301-350 of 350. Last page.`},
+		{"off", knowledgeCall, Request{Limit: 100}.Info(350, 100), HintOff, ``},
+		{"cursor", Call{Tool: "get_response_history", Args: Args{{"endpointId", "e1"}}, Paging: ByCursor, DefaultLimit: 2},
+			PageInfo{Total: 9, Limit: 2, Returned: 2, HasMore: true, NextOffset: 2, NextCursor: "Y3Vy"}, HintFull,
+			`Found 9 results, showing 1-2. 4 pages remain: call get_response_history(endpointId="e1", cursor="Y3Vy") for the next.`},
+		{"quotes and unicode in arguments", Call{Tool: "search_notes", Args: Args{{"query", `O'Brien "x" <é>`}}, DefaultLimit: 20},
+			Request{Limit: 20}.Info(21, 20), HintFull,
+			`Found 21 results, showing 1-20. 1 page remains: call search_notes(query="O'Brien \"x\" <é>", offset=20) for the next.`},
+	}
+	for _, tt := range tests {
+		if got := tt.call.Hint(tt.info, tt.style); got != tt.want {
+			t.Errorf("%s:\n got %s\nwant %s", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestArgsJSON(t *testing.T) {
+	a := Args{{"query", "a<b"}, {"tags", []string{"x"}}, {"page", 2}}
+	b, err := a.MarshalJSON() // json.Marshal would escape < as \u003c afterwards
+
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"query":"a<b","tags":["x"],"page":2}`; string(b) != want {
+		t.Errorf("got %s, want %s", b, want)
+	}
+	if v, ok := a.Get("page"); !ok || v != 2 {
+		t.Errorf("Get(page) = %v, %v", v, ok)
+	}
+	if _, ok := a.Get("nope"); ok {
+		t.Error("Get(nope) found something")
+	}
+}
+
+// tool simulates a tool handler: it reads pagination arguments the way a
+// real handler does and answers from items, cutting pages at cut items when
+// cut > 0 (as a budget would).
+func tool(t *testing.T, items []int, l Limits, call Call, args Args, cut int) ([]int, PageInfo) {
+	t.Helper()
+	get := func(name string) int {
+		v, ok := args.Get(name)
+		if !ok {
+			return 0
+		}
+		return v.(int)
+	}
+	var p Page
+	var err error
+	switch {
+	case hasArg(args, "offset"):
+		p = Page{Limit: get("limit") + get("pageSize"), Offset: get("offset")}
+	case call.Paging == ByPage:
+		p, err = l.FromPageNumber(get("page"), get("pageSize"))
+	default:
+		p = Page{Limit: get("limit")}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := l.Normalize(p)
+	if err != nil {
+		t.Fatalf("args %v: %v", args, err)
+	}
+	lo := min(r.Offset, len(items))
+	hi := min(lo+r.Limit, len(items))
+	info := r.Info(len(items), hi-lo)
+	page := items[lo:hi]
+	if cut > 0 && len(page) > cut {
+		page = page[:cut]
+		info = info.Cut(cut)
+	}
+	return page, info
+}
+
+func hasArg(a Args, name string) bool { _, ok := a.Get(name); return ok }
+
+// TestFollowingNextWalksOnce checks the hint's promise: an agent that does
+// nothing but make the call the previous response names walks every item
+// exactly once, whatever the pagination style, page size and cuts.
+func TestFollowingNextWalksOnce(t *testing.T) {
+	l := Limits{Default: 10, Max: 25}
+	for _, n := range []int{0, 1, 9, 10, 11, 100, 251} {
+		items := make([]int, n)
+		for i := range items {
+			items[i] = i
+		}
+		for _, paging := range []Paging{ByOffset, ByPage} {
+			for _, size := range []int{0, 1, 3, 10, 25, 40} {
+				for _, cut := range []int{0, 1, 4, 7} {
+					name := fmt.Sprintf("n=%d/paging=%d/size=%d/cut=%d", n, paging, size, cut)
+					call := Call{Tool: "t", Args: Args{{"q", "x"}}, Paging: paging, DefaultLimit: l.Default}
+					args := slices.Clone(call.Args)
+					if size > 0 {
+						if paging == ByPage {
+							args = append(args, Arg{"pageSize", size})
+						} else {
+							args = append(args, Arg{"limit", size})
+						}
+					}
+					var got []int
+					for step := 0; ; step++ {
+						if step > 2*n+5 {
+							t.Fatalf("%s: walk does not end", name)
+						}
+						page, info := tool(t, items, l, call, args, cut)
+						got = append(got, page...)
+						next, ok := call.Next(info)
+						hint := call.Hint(info, HintFull)
+						if !ok {
+							break
+						}
+						if rendered := call.Render(next); !strings.Contains(hint, rendered) {
+							t.Fatalf("%s: hint %q does not name the next call %s", name, hint, rendered)
+						}
+						args = next
+					}
+					if !slices.Equal(got, items) {
+						t.Fatalf("%s: walked %v, want %v", name, got, items)
+					}
+				}
+			}
+		}
+	}
+}
