@@ -1,0 +1,48 @@
+// Package memrepo is the in-memory implementation of every port of package
+// ports (notes, knowledge graph, response history, code search), and the
+// reference every other implementation is measured against.
+//
+//	store := memrepo.New()
+//	_ = store.PutNote(ctx, ports.Note{ID: "projects/alpha", Title: "Alpha", Content: "..."})
+//	page, err := store.ListNotes(ctx, ports.ListFilter{Folder: "projects"}, bounded.Page{Limit: 20})
+//	// page.Items: the first 20 notes, newest first; page.Page: total, hasMore, nextOffset.
+//
+// # What "reference" means
+//
+// For the same data and the same request, an adapter (the SQLite and
+// Postgres adapters, or one of yours) must return exactly what a [Store]
+// returns: the same items in the same order, the same totals and
+// [bounded.PageInfo], and an error for the same inputs, matching the same
+// sentinel with errors.Is. Package conformance checks this with go-cmp, so
+// the details below are part of the contract, not accidents of this code:
+//
+//   - Checks come in a fixed order: the page first ([bounded.Limits.Normalize]
+//     with the method's limits, whose error is returned unchanged, then the
+//     cursor), then the method's other arguments in the order of its
+//     signature, each with the ports helper that validates it
+//     ([ports.ValidateQuery] for ids and filters, [ports.LinkQuery.Validate],
+//     [ports.NodeQuery.Normalize], [ports.CodeQuery.Normalize],
+//     [bounded.Window.Normalize]), then the context, and only then whether
+//     the named note exists ([ports.ErrNotFound]). Write methods validate
+//     with the item's Normalize method and write nothing when it fails.
+//   - Cursors are not supported yet: a non-empty [bounded.Page.Cursor] is
+//     an error wrapping [bounded.ErrInvalidCursor], and pages never carry a
+//     NextCursor.
+//   - Every order is total: it is the one documented on the port method,
+//     ending with the unique id (or name) as the tie-breaker.
+//   - Every total is exact, and the page info is built by
+//     [bounded.Request.Info] from that total and the number of items
+//     returned.
+//   - An empty page (no match, or an offset at or past the end) has nil
+//     Items, never an empty non-nil slice. Likewise the optional slices of
+//     returned values (tags, observations, GetNotes' Notes and Missing) are
+//     nil when empty.
+//   - Strings compare bytewise; case-insensitive matching folds both sides
+//     with [ports.Fold] and nothing else (no trimming, no Unicode
+//     normalization); LIKE wildcards and quotes match literally.
+//
+// A Store computes each whole result set in memory, then sorts and slices
+// it: that is what makes it obviously correct, and it is fine for tests,
+// examples and small data sets. Adapters must not do the same; they page
+// inside the database.
+package memrepo

@@ -1,0 +1,140 @@
+package memrepo
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/ports"
+)
+
+// entityRecord is a stored entity with the trigrams of its name, computed
+// once when it is written.
+type entityRecord struct {
+	e        ports.Entity // as returned by Entity.Normalize
+	trigrams []string     // ports.Trigrams(e.Name)
+}
+
+// PutEntity stores e.Normalize(), replacing any entity with the same name.
+// An invalid entity returns Normalize's error, which wraps
+// [ports.ErrInvalidItem], and nothing is written.
+func (s *Store) PutEntity(ctx context.Context, e ports.Entity) error {
+	e, err := e.Normalize()
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	e = cloneEntity(e)
+	rec := entityRecord{e: e, trigrams: ports.Trigrams(e.Name)}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.initLocked()
+	s.entities[e.Name] = rec
+	return nil
+}
+
+// SearchNodes pages the entities that have every tag of q.Tags and match
+// one of q.Queries, each once, as [ports.MatchMode] documents:
+//
+//   - Exact: the name, the type or one of the observations, folded with
+//     [ports.Fold], contains a query folded likewise. Score 1. Order:
+//     UpdatedAt descending, then name ascending.
+//   - Fuzzy: the best [ports.Similarity] of a query and the name, a float32
+//     widened to float64, is at least q.Threshold (compared in float64).
+//     Score: that similarity. Order: score descending, then name
+//     ascending.
+//
+// An invalid q ([ports.NodeQuery.Normalize]) is [ports.ErrInvalidQuery].
+func (s *Store) SearchNodes(ctx context.Context, q ports.NodeQuery, p bounded.Page) (bounded.Paged[ports.NodeMatch], error) {
+	req, err := request(ports.SearchNodesLimits, p)
+	if err != nil {
+		return bounded.Paged[ports.NodeMatch]{}, err
+	}
+	q, err = q.Normalize()
+	if err != nil {
+		return bounded.Paged[ports.NodeMatch]{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return bounded.Paged[ports.NodeMatch]{}, err
+	}
+	folded := make([]string, len(q.Queries))
+	trigrams := make([][]string, len(q.Queries))
+	for i, query := range q.Queries {
+		folded[i] = ports.Fold(query)
+		trigrams[i] = ports.Trigrams(query)
+	}
+
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var all []ports.NodeMatch
+	for _, rec := range s.entities {
+		if !hasAllTags(rec.e.Tags, q.Tags) {
+			continue
+		}
+		switch q.Mode {
+		case ports.Exact:
+			if slices.ContainsFunc(folded, func(fq string) bool { return exactMatch(rec.e, fq) }) {
+				all = append(all, ports.NodeMatch{Entity: rec.e, Score: 1})
+			}
+		case ports.Fuzzy:
+			var best float32
+			for _, tq := range trigrams {
+				best = max(best, ports.SimilarityOf(tq, rec.trigrams))
+			}
+			if score := float64(best); score >= q.Threshold {
+				all = append(all, ports.NodeMatch{Entity: rec.e, Score: score})
+			}
+		}
+	}
+	if q.Mode == ports.Exact {
+		slices.SortFunc(all, func(a, b ports.NodeMatch) int {
+			if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+				return c
+			}
+			return strings.Compare(a.Name, b.Name)
+		})
+	} else {
+		slices.SortFunc(all, func(a, b ports.NodeMatch) int {
+			if c := cmp.Compare(b.Score, a.Score); c != 0 {
+				return c
+			}
+			return strings.Compare(a.Name, b.Name)
+		})
+	}
+	return pageOf(req, all, func(m ports.NodeMatch) ports.NodeMatch {
+		m.Entity = cloneEntity(m.Entity)
+		return m
+	}), nil
+}
+
+// exactMatch reports whether e's name, type or an observation contains the
+// folded query fq, after folding.
+func exactMatch(e ports.Entity, fq string) bool {
+	if strings.Contains(ports.Fold(e.Name), fq) || strings.Contains(ports.Fold(e.Type), fq) {
+		return true
+	}
+	return slices.ContainsFunc(e.Observations, func(o string) bool {
+		return strings.Contains(ports.Fold(o), fq)
+	})
+}
+
+// hasAllTags reports whether tags holds every element of want.
+func hasAllTags(tags, want []string) bool {
+	for _, t := range want {
+		if !slices.Contains(tags, t) {
+			return false
+		}
+	}
+	return true
+}
+
+// cloneEntity returns e with copies of its slices.
+func cloneEntity(e ports.Entity) ports.Entity {
+	e.Observations = clone(e.Observations)
+	e.Tags = clone(e.Tags)
+	return e
+}

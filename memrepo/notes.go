@@ -1,0 +1,679 @@
+package memrepo
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/ports"
+)
+
+// PutNote stores n.Normalize(), replacing any note with the same ID (and so
+// its links and parents). An invalid note returns Normalize's error, which
+// wraps [ports.ErrInvalidItem], and nothing is written.
+func (s *Store) PutNote(ctx context.Context, n ports.Note) error {
+	n, err := n.Normalize()
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	n = cloneNote(n)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.initLocked()
+	s.notes[n.ID] = n
+	return nil
+}
+
+// DeleteNote removes the note id; links to it from other notes become
+// broken, and notes naming it as a parent keep naming it. An invalid id is
+// [ports.ErrInvalidQuery]; a missing note is [ports.ErrNotFound].
+func (s *Store) DeleteNote(ctx context.Context, id string) error {
+	if err := ports.ValidateQuery("id", id); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.notes[id]; !ok {
+		return notFound("note", id)
+	}
+	delete(s.notes, id)
+	return nil
+}
+
+// GetNote returns the note id with the window w of its content (see
+// [bounded.ApplyWindow]). An invalid id is [ports.ErrInvalidQuery], an
+// invalid window [bounded.ErrInvalidWindow], a missing note
+// [ports.ErrNotFound], checked in that order.
+func (s *Store) GetNote(ctx context.Context, id string, w bounded.Window) (ports.NoteContent, error) {
+	if err := ports.ValidateQuery("id", id); err != nil {
+		return ports.NoteContent{}, err
+	}
+	if _, _, err := w.Normalize(); err != nil {
+		return ports.NoteContent{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return ports.NoteContent{}, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	n, ok := s.notes[id]
+	if !ok {
+		return ports.NoteContent{}, notFound("note", id)
+	}
+	return noteContent(n, w)
+}
+
+// GetNotes returns the notes named by ids, each with the window w, in the
+// order of ids; a repeated id is returned (or listed missing) once, at its
+// first place. Ids naming no note are listed in Missing, in the order of
+// ids. Notes is nil when no id names a note, Missing is nil when every id
+// does.
+//
+// No ids or more than [ports.MaxGetNotes] (counting repeats) is
+// [ports.ErrInvalidQuery], as is an invalid id; an invalid window is
+// [bounded.ErrInvalidWindow].
+func (s *Store) GetNotes(ctx context.Context, ids []string, w bounded.Window) (ports.GetNotesResult, error) {
+	switch {
+	case len(ids) == 0:
+		return ports.GetNotesResult{}, fmt.Errorf("%w: no ids given", ports.ErrInvalidQuery)
+	case len(ids) > ports.MaxGetNotes:
+		return ports.GetNotesResult{}, fmt.Errorf("%w: %d ids, over the maximum %d", ports.ErrInvalidQuery, len(ids), ports.MaxGetNotes)
+	}
+	for _, id := range ids {
+		if err := ports.ValidateQuery("id", id); err != nil {
+			return ports.GetNotesResult{}, err
+		}
+	}
+	if _, _, err := w.Normalize(); err != nil {
+		return ports.GetNotesResult{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return ports.GetNotesResult{}, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var res ports.GetNotesResult
+	seen := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		n, ok := s.notes[id]
+		if !ok {
+			res.Missing = append(res.Missing, id)
+			continue
+		}
+		nc, err := noteContent(n, w)
+		if err != nil {
+			return ports.GetNotesResult{}, err
+		}
+		res.Notes = append(res.Notes, nc)
+	}
+	return res, nil
+}
+
+// ListNotes pages the notes that pass f, ordered by UpdatedAt descending,
+// then ID ascending. A set f.Tag or f.Folder must pass
+// [ports.ValidateQuery] ([ports.ErrInvalidQuery]); a note passes f.Tag when
+// one of its tags equals it, and f.Folder when its ID starts with
+// f.Folder+"/" (bytewise, case-sensitive).
+func (s *Store) ListNotes(ctx context.Context, f ports.ListFilter, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
+	req, err := request(ports.ListNotesLimits, p)
+	if err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	if f.Tag != "" {
+		if err := ports.ValidateQuery("tag", f.Tag); err != nil {
+			return bounded.Paged[ports.NoteRef]{}, err
+		}
+	}
+	if f.Folder != "" {
+		if err := ports.ValidateQuery("folder", f.Folder); err != nil {
+			return bounded.Paged[ports.NoteRef]{}, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var all []ports.Note
+	for _, n := range s.notes {
+		if f.Tag != "" && !slices.Contains(n.Tags, f.Tag) {
+			continue
+		}
+		if f.Folder != "" && !strings.HasPrefix(n.ID, f.Folder+"/") {
+			continue
+		}
+		all = append(all, n)
+	}
+	slices.SortFunc(all, byUpdatedDescThenID)
+	return pageOf(req, all, noteRef), nil
+}
+
+// SearchNotes pages the notes whose title or content contains query, both
+// folded with [ports.Fold] (no other normalization: query is not trimmed).
+// Notes matching in the title come first, then those matching in the
+// content only; within each group, UpdatedAt descending, then ID ascending.
+// An invalid query is [ports.ErrInvalidQuery].
+func (s *Store) SearchNotes(ctx context.Context, query string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
+	req, err := request(ports.SearchNotesLimits, p)
+	if err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	if err := ports.ValidateQuery("query", query); err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	q := ports.Fold(query)
+	type hit struct {
+		n    ports.Note
+		rank int // 0: title matches; 1: content only
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var all []hit
+	for _, n := range s.notes {
+		switch {
+		case strings.Contains(ports.Fold(n.Title), q):
+			all = append(all, hit{n, 0})
+		case strings.Contains(ports.Fold(n.Content), q):
+			all = append(all, hit{n, 1})
+		}
+	}
+	slices.SortFunc(all, func(a, b hit) int {
+		if c := cmp.Compare(a.rank, b.rank); c != 0 {
+			return c
+		}
+		return byUpdatedDescThenID(a.n, b.n)
+	})
+	return pageOf(req, all, func(h hit) ports.NoteRef { return noteRef(h.n) }), nil
+}
+
+// SearchByLinks pages the notes matching q, each once, ordered by UpdatedAt
+// descending, then ID ascending. A note matches when it meets every set
+// criterion, and a list criterion when it meets one of its elements:
+//
+//   - HasLinksTo: it has an internal link whose target equals one of them
+//     (the target need not exist);
+//   - LinkedFrom: one of them is an existing note with an internal link to
+//     it;
+//   - ExternalDomains: it has an external link whose [ports.Link.Domain]
+//     equals d or ends with "."+d, for d one of them folded with
+//     [ports.Fold];
+//   - BrokenLinks: it has an internal link to a note that does not exist.
+//
+// An invalid q ([ports.LinkQuery.Validate]) is [ports.ErrInvalidQuery].
+func (s *Store) SearchByLinks(ctx context.Context, q ports.LinkQuery, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
+	req, err := request(ports.SearchByLinksLimits, p)
+	if err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	if err := q.Validate(); err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	domains := make([]string, len(q.ExternalDomains))
+	for i, d := range q.ExternalDomains {
+		domains[i] = ports.Fold(d)
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+
+	// The IDs that the LinkedFrom notes link to.
+	var linkedFrom map[string]bool
+	if len(q.LinkedFrom) > 0 {
+		linkedFrom = make(map[string]bool)
+		for _, src := range q.LinkedFrom {
+			n, ok := s.notes[src]
+			if !ok {
+				continue
+			}
+			for _, l := range n.Links {
+				if !l.External {
+					linkedFrom[l.Target] = true
+				}
+			}
+		}
+	}
+
+	var all []ports.Note
+	for _, n := range s.notes {
+		if len(q.HasLinksTo) > 0 && !slices.ContainsFunc(n.Links, func(l ports.Link) bool {
+			return !l.External && slices.Contains(q.HasLinksTo, l.Target)
+		}) {
+			continue
+		}
+		if len(q.LinkedFrom) > 0 && !linkedFrom[n.ID] {
+			continue
+		}
+		if len(domains) > 0 && !slices.ContainsFunc(n.Links, func(l ports.Link) bool {
+			return l.External && domainMatches(l.Domain(), domains)
+		}) {
+			continue
+		}
+		if q.BrokenLinks && !slices.ContainsFunc(n.Links, s.brokenLocked) {
+			continue
+		}
+		all = append(all, n)
+	}
+	slices.SortFunc(all, byUpdatedDescThenID)
+	return pageOf(req, all, noteRef), nil
+}
+
+// domainMatches reports whether domain is one of domains or a subdomain of
+// one.
+func domainMatches(domain string, domains []string) bool {
+	for _, d := range domains {
+		if domain == d || strings.HasSuffix(domain, "."+d) {
+			return true
+		}
+	}
+	return false
+}
+
+// FindBrokenLinks pages every internal link whose target note does not
+// exist, ordered by source ID, then position. Exists is false in every
+// returned link.
+func (s *Store) FindBrokenLinks(ctx context.Context, p bounded.Page) (bounded.Paged[ports.LinkRef], error) {
+	req, err := request(ports.FindBrokenLinksLimits, p)
+	if err != nil {
+		return bounded.Paged[ports.LinkRef]{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return bounded.Paged[ports.LinkRef]{}, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var all []ports.LinkRef
+	for _, n := range s.notes {
+		for i, l := range n.Links {
+			if s.brokenLocked(l) {
+				all = append(all, s.linkRefLocked(n.ID, i, l))
+			}
+		}
+	}
+	slices.SortFunc(all, bySourceThenPosition)
+	return pageOf(req, all, identity), nil
+}
+
+// NoteLinks pages the links of note id by category: its internal and its
+// external outgoing links, ordered by position, and the internal links of
+// every note (itself included) whose target is id, ordered by source ID,
+// then position. Each category has its own page and
+// [ports.NoteLinksLimits]. The pages are checked first (Internal, External,
+// Incoming), then id ([ports.ErrInvalidQuery]); a missing note is
+// [ports.ErrNotFound].
+func (s *Store) NoteLinks(ctx context.Context, id string, p ports.NoteLinksPages) (ports.NoteLinks, error) {
+	var reqs [3]bounded.Request
+	for i, pg := range []bounded.Page{p.Internal, p.External, p.Incoming} {
+		req, err := request(ports.NoteLinksLimits, pg)
+		if err != nil {
+			return ports.NoteLinks{}, err
+		}
+		reqs[i] = req
+	}
+	if err := ports.ValidateQuery("id", id); err != nil {
+		return ports.NoteLinks{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return ports.NoteLinks{}, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	n, ok := s.notes[id]
+	if !ok {
+		return ports.NoteLinks{}, notFound("note", id)
+	}
+	var internal, external, incoming []ports.LinkRef
+	for i, l := range n.Links {
+		if l.External {
+			external = append(external, s.linkRefLocked(id, i, l))
+		} else {
+			internal = append(internal, s.linkRefLocked(id, i, l))
+		}
+	}
+	for _, src := range s.notes {
+		for i, l := range src.Links {
+			if !l.External && l.Target == id {
+				incoming = append(incoming, s.linkRefLocked(src.ID, i, l))
+			}
+		}
+	}
+	// Internal and external are built in position order already; sorting
+	// them anyway keeps every order explicit.
+	slices.SortFunc(internal, bySourceThenPosition)
+	slices.SortFunc(external, bySourceThenPosition)
+	slices.SortFunc(incoming, bySourceThenPosition)
+	return ports.NoteLinks{
+		Internal: pageOf(reqs[0], internal, identity),
+		External: pageOf(reqs[1], external, identity),
+		Incoming: pageOf(reqs[2], incoming, identity),
+	}, nil
+}
+
+// Backlinks pages the notes (id itself included, if it links to itself)
+// with at least one internal link to id, each once, ordered by UpdatedAt
+// descending, then ID ascending. id need not name a note. An invalid id is
+// [ports.ErrInvalidQuery].
+func (s *Store) Backlinks(ctx context.Context, id string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
+	req, err := request(ports.BacklinksLimits, p)
+	if err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	if err := ports.ValidateQuery("id", id); err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var all []ports.Note
+	for _, n := range s.notes {
+		if linksTo(n, id) {
+			all = append(all, n)
+		}
+	}
+	slices.SortFunc(all, byUpdatedDescThenID)
+	return pageOf(req, all, noteRef), nil
+}
+
+// Children pages the notes that name id as a parent, ordered by title, then
+// ID. An invalid id is [ports.ErrInvalidQuery]; an id naming no note is
+// [ports.ErrNotFound], even when some notes name it as their parent.
+func (s *Store) Children(ctx context.Context, id string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
+	req, err := request(ports.ChildrenLimits, p)
+	if err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	if err := ports.ValidateQuery("id", id); err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if _, ok := s.notes[id]; !ok {
+		return bounded.Paged[ports.NoteRef]{}, notFound("note", id)
+	}
+	var all []ports.Note
+	for _, n := range s.notes {
+		if slices.Contains(n.Parents, id) {
+			all = append(all, n)
+		}
+	}
+	slices.SortFunc(all, byTitleThenID)
+	return pageOf(req, all, noteRef), nil
+}
+
+// Parents pages the existing notes that note id names as parents, ordered
+// by title, then ID; parents that do not exist are left out. An invalid id
+// is [ports.ErrInvalidQuery]; a missing note is [ports.ErrNotFound].
+func (s *Store) Parents(ctx context.Context, id string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
+	req, err := request(ports.ParentsLimits, p)
+	if err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	if err := ports.ValidateQuery("id", id); err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	n, ok := s.notes[id]
+	if !ok {
+		return bounded.Paged[ports.NoteRef]{}, notFound("note", id)
+	}
+	var all []ports.Note
+	for _, pid := range n.Parents {
+		if parent, ok := s.notes[pid]; ok {
+			all = append(all, parent)
+		}
+	}
+	slices.SortFunc(all, byTitleThenID)
+	return pageOf(req, all, noteRef), nil
+}
+
+// Descendants pages the notes below note id, found breadth first over child
+// edges (the children of X are the notes naming X as a parent) down to
+// maxDepth levels, each once at its shortest depth; id itself is never
+// returned, even on a cycle. Order: depth, then title, then ID.
+//
+// maxDepth 0 means [ports.DefaultDescendantDepth]; a negative maxDepth or
+// one over [ports.MaxDescendantDepth] is [ports.ErrInvalidQuery], as is an
+// invalid id (checked first); a missing note is [ports.ErrNotFound].
+func (s *Store) Descendants(ctx context.Context, id string, maxDepth int, p bounded.Page) (bounded.Paged[ports.Descendant], error) {
+	req, err := request(ports.DescendantsLimits, p)
+	if err != nil {
+		return bounded.Paged[ports.Descendant]{}, err
+	}
+	if err := ports.ValidateQuery("id", id); err != nil {
+		return bounded.Paged[ports.Descendant]{}, err
+	}
+	switch {
+	case maxDepth == 0:
+		maxDepth = ports.DefaultDescendantDepth
+	case maxDepth < 0 || maxDepth > ports.MaxDescendantDepth:
+		return bounded.Paged[ports.Descendant]{}, fmt.Errorf("%w: maxDepth %d is not in [0, %d]", ports.ErrInvalidQuery, maxDepth, ports.MaxDescendantDepth)
+	}
+	if err := ctx.Err(); err != nil {
+		return bounded.Paged[ports.Descendant]{}, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if _, ok := s.notes[id]; !ok {
+		return bounded.Paged[ports.Descendant]{}, notFound("note", id)
+	}
+
+	children := make(map[string][]string) // parent ID -> child IDs
+	for _, n := range s.notes {
+		for _, pid := range n.Parents {
+			children[pid] = append(children[pid], n.ID)
+		}
+	}
+	type hit struct {
+		n     ports.Note
+		depth int
+	}
+	var all []hit
+	seen := map[string]bool{id: true}
+	level := []string{id}
+	for depth := 1; depth <= maxDepth && len(level) > 0; depth++ {
+		var next []string
+		for _, pid := range level {
+			for _, cid := range children[pid] {
+				if seen[cid] {
+					continue
+				}
+				seen[cid] = true
+				next = append(next, cid)
+				all = append(all, hit{s.notes[cid], depth})
+			}
+		}
+		level = next
+	}
+	slices.SortFunc(all, func(a, b hit) int {
+		if c := cmp.Compare(a.depth, b.depth); c != 0 {
+			return c
+		}
+		return byTitleThenID(a.n, b.n)
+	})
+	return pageOf(req, all, func(h hit) ports.Descendant {
+		return ports.Descendant{NoteRef: noteRef(h.n), Depth: h.depth}
+	}), nil
+}
+
+// RelatedNotes pages the notes other than id related to it, scored as
+// [ports.Related] documents: SharedTags counts the distinct tags both
+// notes have, SharedLinks the distinct internal link targets both link to
+// (whether the target exists or not), LinksTo says note id has an internal
+// link to the other note, LinkedFrom that the other note has an internal
+// link to id, and Score is SharedTags + SharedLinks, plus 2 when LinksTo or
+// LinkedFrom. Only notes with a Score above 0 are returned, ordered by
+// Score descending, then ID ascending. An invalid id is
+// [ports.ErrInvalidQuery]; a missing note is [ports.ErrNotFound].
+func (s *Store) RelatedNotes(ctx context.Context, id string, p bounded.Page) (bounded.Paged[ports.Related], error) {
+	req, err := request(ports.RelatedNotesLimits, p)
+	if err != nil {
+		return bounded.Paged[ports.Related]{}, err
+	}
+	if err := ports.ValidateQuery("id", id); err != nil {
+		return bounded.Paged[ports.Related]{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return bounded.Paged[ports.Related]{}, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	base, ok := s.notes[id]
+	if !ok {
+		return bounded.Paged[ports.Related]{}, notFound("note", id)
+	}
+	baseTargets := internalTargets(base)
+	type hit struct {
+		n ports.Note
+		r ports.Related // without NoteRef, set when the page is built
+	}
+	var all []hit
+	for _, n := range s.notes {
+		if n.ID == id {
+			continue
+		}
+		var r ports.Related
+		for _, t := range n.Tags { // tags are stored distinct
+			if slices.Contains(base.Tags, t) {
+				r.SharedTags++
+			}
+		}
+		for t := range internalTargets(n) {
+			if baseTargets[t] {
+				r.SharedLinks++
+			}
+		}
+		r.LinksTo = linksTo(base, n.ID)
+		r.LinkedFrom = linksTo(n, id)
+		r.Score = r.SharedTags + r.SharedLinks
+		if r.LinksTo || r.LinkedFrom {
+			r.Score += 2
+		}
+		if r.Score > 0 {
+			all = append(all, hit{n, r})
+		}
+	}
+	slices.SortFunc(all, func(a, b hit) int {
+		if c := cmp.Compare(b.r.Score, a.r.Score); c != 0 {
+			return c
+		}
+		return strings.Compare(a.n.ID, b.n.ID)
+	})
+	return pageOf(req, all, func(h hit) ports.Related {
+		r := h.r
+		r.NoteRef = noteRef(h.n)
+		return r
+	}), nil
+}
+
+// brokenLocked reports whether l is an internal link to a missing note.
+// s.mu must be held.
+func (s *Store) brokenLocked(l ports.Link) bool {
+	if l.External {
+		return false
+	}
+	_, ok := s.notes[l.Target]
+	return !ok
+}
+
+// linkRefLocked is link l at position i of note src, as a LinkRef. s.mu must
+// be held.
+func (s *Store) linkRefLocked(src string, i int, l ports.Link) ports.LinkRef {
+	r := ports.LinkRef{SourceID: src, Position: i, Target: l.Target, External: l.External, Text: l.Text}
+	if !l.External {
+		_, r.Exists = s.notes[l.Target]
+	}
+	return r
+}
+
+// linksTo reports whether n has an internal link to target.
+func linksTo(n ports.Note, target string) bool {
+	return slices.ContainsFunc(n.Links, func(l ports.Link) bool {
+		return !l.External && l.Target == target
+	})
+}
+
+// internalTargets is the set of the targets of n's internal links.
+func internalTargets(n ports.Note) map[string]bool {
+	set := make(map[string]bool)
+	for _, l := range n.Links {
+		if !l.External {
+			set[l.Target] = true
+		}
+	}
+	return set
+}
+
+// noteContent is note n with the window w of its content.
+func noteContent(n ports.Note, w bounded.Window) (ports.NoteContent, error) {
+	text, info, err := bounded.ApplyWindow(n.Content, w)
+	if err != nil {
+		return ports.NoteContent{}, err
+	}
+	return ports.NoteContent{NoteRef: noteRef(n), CreatedAt: n.CreatedAt, Content: text, Window: info}, nil
+}
+
+// noteRef is note n as lists return it, with its own copy of the tags.
+func noteRef(n ports.Note) ports.NoteRef {
+	return ports.NoteRef{ID: n.ID, Title: n.Title, Tags: clone(n.Tags), UpdatedAt: n.UpdatedAt}
+}
+
+// cloneNote returns n with copies of its slices.
+func cloneNote(n ports.Note) ports.Note {
+	n.Tags = clone(n.Tags)
+	n.Links = clone(n.Links)
+	n.Parents = clone(n.Parents)
+	return n
+}
+
+// byUpdatedDescThenID orders notes by UpdatedAt descending, then ID.
+func byUpdatedDescThenID(a, b ports.Note) int {
+	if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+		return c
+	}
+	return strings.Compare(a.ID, b.ID)
+}
+
+// byTitleThenID orders notes by title, then ID, both bytewise.
+func byTitleThenID(a, b ports.Note) int {
+	if c := strings.Compare(a.Title, b.Title); c != 0 {
+		return c
+	}
+	return strings.Compare(a.ID, b.ID)
+}
+
+// bySourceThenPosition orders links by source ID, then position.
+func bySourceThenPosition(a, b ports.LinkRef) int {
+	if c := strings.Compare(a.SourceID, b.SourceID); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Position, b.Position)
+}
+
+// identity returns x; the view of results already in their final form.
+func identity[T any](x T) T { return x }
