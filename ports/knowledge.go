@@ -82,7 +82,8 @@ type NodeQuery struct {
 	// Tags, when set, keep only entities that have every one of them.
 	Tags []string
 	// Threshold is the least fuzzy similarity, in (0, 1]; 0 means
-	// [DefaultThreshold]. Ignored in Exact mode.
+	// [DefaultThreshold]. Only Fuzzy mode uses it, but a value outside
+	// [0, 1] is [ErrInvalidQuery] in either mode.
 	Threshold float64
 }
 

@@ -11,6 +11,15 @@
 // reference implementation is package memrepo; the SQL adapters live under
 // adapters/; package conformance checks any implementation against memrepo.
 //
+// Every paged method of every port validates its page with its Limits
+// through [bounded.Limits.Normalize] (a non-empty cursor the method cannot
+// decode is [bounded.ErrInvalidCursor]), counts an exact total in the same
+// snapshot as the page, builds its PageInfo with [bounded.Request.Info], and
+// answers an offset at or past the end with no items (nil), HasMore false and
+// the exact total, never an error. An id given to a read method is checked
+// with [ValidateQuery] (an empty, invalid or NUL-holding id is
+// [ErrInvalidQuery]) before it is looked up ([ErrNotFound]).
+//
 // Validation is shared: every implementation validates its inputs with the
 // helpers of this package and of package bounded ([bounded.Limits.Normalize],
 // [ValidateQuery], ...), so the same bad input gets the same typed error from
