@@ -1,0 +1,1407 @@
+package bounded
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"slices"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+)
+
+// ErrInvalidBudget is returned, wrapped with the field and value at fault,
+// for a [Budget] with a negative, NaN or infinite field, a Margin outside
+// (0, 1], or limits that leave no room at all; and by [Fit] when the budget is
+// too small for the envelope itself (its pagination, truncation report, hint
+// and next call), or for one result even with every string in it clipped.
+var ErrInvalidBudget = errors.New("bounded: invalid budget")
+
+// ErrUnordered is returned by [Fit], wrapped with the positions and scores at
+// fault, when [FitInput.Relevance] is set and the items are not in
+// non-increasing relevance order (or a score is NaN). Fit never reorders a
+// page: that would break exactly-once pagination across pages.
+var ErrUnordered = errors.New("bounded: results not in relevance order")
+
+const (
+	// DefaultMaxChars is the ceiling of a [Budget] with MaxChars 0: 50,000
+	// characters, where a client that writes larger tool results to a file
+	// starts.
+	DefaultMaxChars = 50_000
+	// DefaultMargin is the share of the ceiling a response may use when
+	// Margin is 0: 0.9, so that the default budget allows 45,000 characters.
+	DefaultMargin = 0.9
+	// DefaultCharsPerToken is the ratio used to estimate tokens when
+	// CharsPerToken is 0: compact JSON measures about 2.8 characters a token
+	// with the o200k and cl100k tokenizers. The common 4 is prose's ratio and
+	// underestimates the tokens of JSON by about 30%.
+	DefaultCharsPerToken = 2.8
+	// DefaultWarnAt is the share of a limit at or over which [Fit] logs a
+	// warning when WarnAt is 0.
+	DefaultWarnAt = 0.7
+)
+
+// Truncation reasons, the values of [Truncation.Reason].
+const (
+	// ReasonCharacterLimit: results were cut to fit the character ceiling
+	// (or, with MaxTokens 0, the token estimate derived from it).
+	ReasonCharacterLimit = "character_limit"
+	// ReasonTokenLimit: results were cut to fit MaxTokens, which was
+	// tighter than the character ceiling.
+	ReasonTokenLimit = "token_limit"
+	// ReasonSingleResultTooLarge: the first result alone was over the
+	// budget; it was returned with its longest strings clipped.
+	ReasonSingleResultTooLarge = "single_result_too_large"
+)
+
+// Tokenizer counts the tokens of a text exactly as the agent's model does.
+// It is optional (see [Budget.MaxTokens]); the root package ships none, so
+// that importing it stays cheap. Implementations must be safe for
+// concurrent use: one Budget is typically shared by every call of a tool.
+type Tokenizer interface {
+	// CountTokens returns the number of tokens of s (0 for "").
+	CountTokens(s string) int
+}
+
+// Budget is a hard ceiling on the size of a whole encoded tool response,
+// applied by [Fit]. The zero Budget is valid: 50,000 characters with a 0.9
+// margin (45,000 characters) and tokens estimated at 2.8 characters each.
+//
+// Characters are Unicode code points (runes) of the encoded JSON, counted as
+// written: an escape such as \u00e9 or \n counts as the 6 or 2 characters it
+// occupies in the output, and "é" written as itself counts as 1.
+type Budget struct {
+	// MaxChars is the ceiling on the encoded response, in characters.
+	// 0 means DefaultMaxChars (50,000).
+	MaxChars int
+	// MaxTokens is an optional ceiling in tokens; 0 means none beyond the
+	// estimate derived from MaxChars. Tokens are counted with Tokenizer when
+	// both are set, and estimated as characters/CharsPerToken, rounded up,
+	// otherwise.
+	MaxTokens int
+	// Margin is the share of MaxChars (and of MaxTokens) the whole response
+	// may use, in (0, 1]. 0 means DefaultMargin (0.9).
+	Margin float64
+	// CharsPerToken is the estimate of characters a token, used when there
+	// is no Tokenizer and to derive the token limit when MaxTokens is 0.
+	// 0 means DefaultCharsPerToken (2.8).
+	CharsPerToken float64
+	// Tokenizer, when set together with MaxTokens, counts tokens exactly.
+	// It is not called when MaxTokens is 0.
+	Tokenizer Tokenizer
+	// WarnAt is the share of LimitChars (or LimitTokens) at or over which
+	// Fit logs a warning even when nothing was cut. 0 means DefaultWarnAt
+	// (0.7); a value over 1 logs only cuts.
+	WarnAt float64
+	// Logger receives Fit's warnings; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Budget100K is the budget of the character-budget design note: 100,000
+// characters, an 80% margin and 4 characters a token, i.e. LimitChars 80,000
+// and LimitTokens 20,000. It is expressible but not the default: compact JSON
+// runs about 2.8 characters a token, so 80,000 characters of it are about
+// 28,700 tokens, over the 25,000-token limit some clients put on one tool
+// response.
+func Budget100K() Budget {
+	return Budget{MaxChars: 100_000, Margin: 0.8, CharsPerToken: 4}
+}
+
+// withDefaults returns b with its zero fields replaced by the defaults.
+func (b Budget) withDefaults() Budget {
+	if b.MaxChars == 0 {
+		b.MaxChars = DefaultMaxChars
+	}
+	if b.Margin == 0 {
+		b.Margin = DefaultMargin
+	}
+	if b.CharsPerToken == 0 {
+		b.CharsPerToken = DefaultCharsPerToken
+	}
+	if b.WarnAt == 0 {
+		b.WarnAt = DefaultWarnAt
+	}
+	if b.Logger == nil {
+		b.Logger = slog.Default()
+	}
+	return b
+}
+
+// LimitChars is the most characters a response fitted to b may have:
+// MaxChars × Margin rounded down, after defaults (45,000 for the zero
+// Budget). A product within 1e-9 of an integer counts as that integer, so
+// that 100 × 0.29 is 29. It is 0 for a budget [Budget.Validate] rejects.
+func (b Budget) LimitChars() int {
+	if b.Validate() != nil {
+		return 0
+	}
+	return b.limitChars()
+}
+
+func (b Budget) limitChars() int {
+	b = b.withDefaults()
+	return floorInt(float64(b.MaxChars) * b.Margin)
+}
+
+// LimitTokens is the most tokens a response fitted to b may have:
+// MaxTokens × Margin rounded down when MaxTokens is set, otherwise
+// LimitChars / CharsPerToken rounded down (16,071 for the zero Budget). It is
+// 0 for a budget [Budget.Validate] rejects.
+func (b Budget) LimitTokens() int {
+	if b.Validate() != nil {
+		return 0
+	}
+	return b.limitTokens()
+}
+
+func (b Budget) limitTokens() int {
+	b = b.withDefaults()
+	if b.MaxTokens > 0 {
+		return floorInt(float64(b.MaxTokens) * b.Margin)
+	}
+	return floorInt(float64(b.limitChars()) / b.CharsPerToken)
+}
+
+// Validate reports whether b can be used. It returns an error wrapping
+// [ErrInvalidBudget], naming the field and value, for a negative MaxChars or
+// MaxTokens; a NaN or infinite float field; a Margin outside (0, 1]; a
+// negative CharsPerToken or WarnAt; or limits that round down to 0
+// characters or tokens. Zero fields take their defaults first.
+func (b Budget) Validate() error {
+	finite := func(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+	switch {
+	case b.MaxChars < 0:
+		return fmt.Errorf("%w: MaxChars %d is negative", ErrInvalidBudget, b.MaxChars)
+	case b.MaxTokens < 0:
+		return fmt.Errorf("%w: MaxTokens %d is negative", ErrInvalidBudget, b.MaxTokens)
+	case !finite(b.Margin) || b.Margin < 0 || b.Margin > 1:
+		return fmt.Errorf("%w: Margin %v is not in (0, 1]", ErrInvalidBudget, b.Margin)
+	case !finite(b.CharsPerToken) || b.CharsPerToken < 0:
+		return fmt.Errorf("%w: CharsPerToken %v is not a positive number", ErrInvalidBudget, b.CharsPerToken)
+	case !finite(b.WarnAt) || b.WarnAt < 0:
+		return fmt.Errorf("%w: WarnAt %v is not a positive number", ErrInvalidBudget, b.WarnAt)
+	}
+	if n := b.limitChars(); n < 1 {
+		d := b.withDefaults()
+		return fmt.Errorf("%w: MaxChars %d with Margin %v leaves %d characters", ErrInvalidBudget, d.MaxChars, d.Margin, n)
+	}
+	if n := b.limitTokens(); n < 1 {
+		d := b.withDefaults()
+		return fmt.Errorf("%w: MaxTokens %d, Margin %v and CharsPerToken %v leave %d tokens", ErrInvalidBudget, d.MaxTokens, d.Margin, d.CharsPerToken, n)
+	}
+	return nil
+}
+
+// estimateTokens is the token estimate of chars characters: chars /
+// CharsPerToken rounded up. b has its defaults.
+func (b Budget) estimateTokens(chars int) int {
+	return ceilInt(float64(chars) / b.CharsPerToken)
+}
+
+// charsForTokens is the largest character count whose token estimate is at
+// most tokens, or math.MaxInt when that is beyond any response. b has its
+// defaults.
+func (b Budget) charsForTokens(tokens int) int {
+	if tokens >= math.MaxInt/2 {
+		return math.MaxInt
+	}
+	// tokens × CharsPerToken, up to rounding: bracket the answer between
+	// lo, which fits, and hi, which does not, then bisect. The estimate is
+	// non-decreasing in the characters, and 0 characters always fit.
+	lo := floorInt(float64(tokens) * b.CharsPerToken)
+	for step := 1; lo > 0 && b.estimateTokens(lo) > tokens; step *= 2 {
+		lo = max(0, lo-step)
+	}
+	hi := lo + 1
+	for step := 1; b.estimateTokens(hi) <= tokens; step *= 2 {
+		if hi >= math.MaxInt/4 {
+			return math.MaxInt
+		}
+		lo, hi = hi, hi+step
+	}
+	for hi-lo > 1 {
+		if mid := lo + (hi-lo)/2; b.estimateTokens(mid) <= tokens {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// floorInt rounds x down to an int, treating values within 1e-9 (relative)
+// of an integer as that integer; NaN and negatives give 0, huge values
+// math.MaxInt.
+func floorInt(x float64) int {
+	switch {
+	case !(x > 0):
+		return 0
+	case x >= math.MaxInt64:
+		return math.MaxInt
+	}
+	if r := math.Round(x); math.Abs(x-r) <= 1e-9*math.Max(1, x) {
+		return int(r)
+	}
+	return int(math.Floor(x))
+}
+
+// ceilInt is floorInt rounding up.
+func ceilInt(x float64) int {
+	switch {
+	case !(x > 0):
+		return 0
+	case x >= math.MaxInt64:
+		return math.MaxInt
+	}
+	if r := math.Round(x); math.Abs(x-r) <= 1e-9*math.Max(1, x) {
+		return int(r)
+	}
+	return int(math.Ceil(x))
+}
+
+// Truncation reports how a response was fitted into its budget. It is
+// always present in a fitted envelope: it reports the budget's usage even
+// when nothing was cut (Reason "").
+type Truncation struct {
+	// Reason is "" when nothing was cut, else ReasonCharacterLimit,
+	// ReasonTokenLimit or ReasonSingleResultTooLarge.
+	Reason string `json:"reason,omitempty"`
+	// OriginalCount is the number of results the page had; ReturnedCount
+	// the number in the response (a clipped result counts as returned).
+	OriginalCount int `json:"originalCount"`
+	ReturnedCount int `json:"returnedCount"`
+	// EstimatedChars is the exact number of characters of the encoded
+	// response, this object included; LimitChars is the budget's.
+	EstimatedChars int `json:"estimatedChars"`
+	LimitChars     int `json:"limitChars"`
+	// EstimatedTokens is the token count of the response: the
+	// Tokenizer's count with a Tokenizer and MaxTokens (should writing the
+	// count change it, the larger of the two), else EstimatedChars /
+	// CharsPerToken rounded up. LimitTokens is the budget's.
+	EstimatedTokens int `json:"estimatedTokens"`
+	LimitTokens     int `json:"limitTokens"`
+	// ClippedFields lists, for ReasonSingleResultTooLarge, the paths of the
+	// strings of the result that were clipped, in document order: object
+	// keys joined by "." ("content", "meta.author"), array elements as
+	// "[i]" ("observations[2]"), keys that are not identifiers quoted
+	// (`meta["a.b"]`), and "$" for a result that is itself a string.
+	ClippedFields []string `json:"clippedFields,omitempty"`
+}
+
+// FitInput is what [Fit] fits into a budget.
+type FitInput[T any] struct {
+	// Page is one page of items, in the method's order (most relevant
+	// first for scored methods), with its PageInfo. Its Returned must equal
+	// len(Items).
+	Page Paged[T]
+	// Call is the tool call that produced the page: it renders the hint and
+	// the next call's arguments.
+	Call Call
+	// Hints sets how much the hint says; HintOff leaves it out.
+	Hints HintStyle
+	// Relevance, when set, scores an item; the items must then be in
+	// non-increasing order of it, or Fit returns ErrUnordered. Fit keeps a
+	// prefix of the page, so the prefix is the most relevant part.
+	Relevance func(T) float64
+	// Window, when set, is written as the envelope's contentMetadata.
+	Window *WindowInfo
+}
+
+// Fitted is a response fitted into a budget.
+type Fitted struct {
+	// JSON is the encoded [Envelope]: at most LimitChars characters and
+	// LimitTokens tokens, as measured by Truncation.
+	JSON []byte
+	// Page is the page info after the cut ([PageInfo.Cut]): when results
+	// were cut, HasMore is true and NextOffset is the first cut result.
+	Page PageInfo
+	// Truncation is the report written in JSON.
+	Truncation Truncation
+	// Hint is the hint written in JSON ("" with HintOff).
+	Hint string
+	// Next is the whole argument list of the call that continues after
+	// this response, nil on the last page.
+	Next Args
+	// Kept is the number of items in JSON: the first Kept items of the
+	// page (the first one possibly clipped).
+	Kept int
+}
+
+// Fit encodes a page as an [Envelope] that fits the budget b, cutting it at
+// a result boundary when it does not.
+//
+// Fit keeps the longest prefix of in.Page.Items whose whole envelope (the
+// results, the pagination after the cut, the truncation report, the hint and
+// next call of the cut page, contentMetadata) is at most b.LimitChars()
+// characters and b.LimitTokens() tokens. Sizes are exact, not estimated: each
+// item is encoded once, with encoding/json and HTML escaping off, and the
+// JSON is assembled from those bytes; items after the first that cannot fit
+// are not encoded at all. The items keep their order: the first ones are the
+// most relevant for methods that return the most relevant first.
+//
+// When items are cut, the pagination's HasMore is true and NextOffset is the
+// first cut item ([PageInfo.Cut]), so that following Fitted.Next (or the
+// hint) returns every item exactly once. A cut page no longer ends on a page
+// boundary, so [ByPage] tools continue by offset; and since the page's
+// NextCursor pointed past the cut items, it is dropped and cursor tools
+// continue by offset too. The cut is reported as ReasonCharacterLimit, or
+// ReasonTokenLimit when MaxTokens was the tighter ceiling.
+//
+// With b.Tokenizer and b.MaxTokens set, per-item token counts choose the
+// cut, then the final JSON is counted with the Tokenizer and items are
+// dropped from the end until it fits.
+//
+// When the first item alone is over the budget, it is returned anyway: its
+// longest strings are clipped to a common length (by [Clip], each with a
+// marker counting the removed characters) until the envelope fits. The
+// response reports ReasonSingleResultTooLarge and the clipped paths, and the
+// next page starts after that item. Only string values are clipped, never
+// keys, numbers or structure, and the item keeps its key order.
+//
+// A cut, or a response using at least b.WarnAt of a limit, is logged to
+// b.Logger at level Warn as "bounded: response cut to fit budget" or
+// "bounded: response near budget", with the attributes tool, kept,
+// original, chars, limitChars, tokens, limitTokens and reason.
+//
+// An empty page gives "results":[]. Fit does not modify in, and the JSON it
+// returns is its own. It returns an error wrapping [ErrInvalidBudget] for an
+// invalid budget, or one too small for the envelope itself (or for one item
+// with every string clipped); [ErrUnordered] for items out of relevance
+// order; [ErrInvalidPage] when in.Page.Page.Returned is not
+// len(in.Page.Items); or the error of an item encoding/json cannot encode.
+func Fit[T any](b Budget, in FitInput[T]) (Fitted, error) {
+	f, err := prepareFit(b, in)
+	if err != nil {
+		return Fitted{}, err
+	}
+	return f.fit()
+}
+
+// prepareFit checks Fit's input and encodes its items.
+func prepareFit[T any](b Budget, in FitInput[T]) (*fitter, error) {
+	if err := b.Validate(); err != nil {
+		return nil, err
+	}
+	items := in.Page.Items
+	if in.Page.Page.Returned != len(items) {
+		return nil, fmt.Errorf("%w: pagination says %d returned but the page has %d items", ErrInvalidPage, in.Page.Page.Returned, len(items))
+	}
+	if in.Relevance != nil && len(items) > 0 {
+		prev := in.Relevance(items[0])
+		if math.IsNaN(prev) {
+			return nil, fmt.Errorf("%w: item 0 has relevance NaN", ErrUnordered)
+		}
+		for i := 1; i < len(items); i++ {
+			r := in.Relevance(items[i])
+			if math.IsNaN(r) || r > prev {
+				return nil, fmt.Errorf("%w: item %d has relevance %v after %v", ErrUnordered, i, r, prev)
+			}
+			prev = r
+		}
+	}
+	f := newFitter(b, in.Page.Page, in.Call, in.Hints, len(items))
+	if err := f.setWindow(in.Window); err != nil {
+		return nil, err
+	}
+	// Encode every item once, each followed by a comma, after the
+	// envelope's opening: the kept prefix of buf is the final JSON's head.
+	w := &f.w
+	w.items, w.most = len(items), 4*min(f.charCap, math.MaxInt/8)
+	if len(items) > 0 {
+		w.pooled = bufPool.Get().(*[]byte)
+		w.b = (*w.pooled)[:0]
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for i := range items {
+		if f.itemRunes(i) > f.charCap {
+			// No response holding these items fits: the rest are
+			// not needed, and not encoded.
+			break
+		}
+		start := max(len(w.b), len(resultsOpen))
+		// A pointer, as json.Marshal([]T) sees addressable elements: the
+		// same methods are used, and the item is not copied.
+		if err := enc.Encode(&items[i]); err != nil {
+			return nil, fmt.Errorf("bounded: encoding result %d: %w", i, err)
+		}
+		w.items--
+		end := len(w.b) - 1 // the Encoder's newline becomes the comma
+		w.b[end] = ','
+		f.ends[i] = end
+		f.cum[i+1] = f.cum[i] + runeCount(w.b[start:end])
+		f.m = i + 1
+	}
+	if len(items) == 0 {
+		w.b = append(make([]byte, 0, 512), resultsOpen...)
+	}
+	f.buf, f.pooled = w.b, w.pooled
+	return f, nil
+}
+
+// resultsOpen opens every envelope; the item bytes follow it.
+const resultsOpen = `{"results":[`
+
+// bufPool holds the buffers items are encoded into, so that a Fit reuses
+// warm memory instead of allocating (and zeroing) a large buffer each time.
+// Buffers over maxPooled bytes are left to the garbage collector.
+var bufPool = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooled = 1 << 20
+
+// sliceWriter collects the encoded items after resultsOpen. It reserves
+// room for the items still to come from the sizes written so far, so that
+// each item is copied once, but not more than the budget can use.
+type sliceWriter struct {
+	b       []byte
+	pooled  *[]byte // where b came from, to return it
+	items   int     // items still to write, this one included
+	written int
+	most    int // bytes the response can use, about
+}
+
+func (w *sliceWriter) Write(p []byte) (int, error) {
+	if cap(w.b)-len(w.b) < len(p)+len(resultsOpen) {
+		avg := len(p)
+		if w.written > 0 {
+			avg = max(avg, (len(w.b)-len(resultsOpen))/w.written)
+		}
+		w.b = slices.Grow(w.b, min(avg*w.items+avg*w.items/4, len(p)+w.most)+len(resultsOpen)+1024)
+	}
+	if len(w.b) == 0 {
+		w.b = append(w.b, resultsOpen...)
+	}
+	w.written++
+	w.b = append(w.b, p...)
+	return len(p), nil
+}
+
+// fitter holds one Fit call's state. Everything but the item encoding is
+// independent of the item type.
+type fitter struct {
+	b           Budget // with defaults
+	limitChars  int
+	limitTokens int
+	// charCap is the character ceiling of the search: limitChars, lowered
+	// to the token limit's equivalent when tokens are estimated.
+	charCap   int
+	capReason string
+	tok       Tokenizer // set only with MaxTokens
+	info      PageInfo
+	call      Call
+	style     HintStyle
+	n         int // items in the page
+	m         int // items encoded: all, or up to the first that cannot fit
+
+	window      []byte // encoded WindowInfo, nil when none
+	windowRunes int
+
+	buf    []byte  // resultsOpen, then each item followed by a comma
+	pooled *[]byte // bufPool's holder of buf, nil when buf is not pooled
+	ends   []int   // ends[i]: offset in buf just past item i, i < m
+	cum    []int   // cum[k]: runes of the first k items, k <= m
+	cumTok []int   // cumTok[k]: tokens of the first k items (Tokenizer)
+
+	tails    []*tail // memo of tailFor
+	tailsBuf [4]*tail
+	w        sliceWriter
+}
+
+func newFitter(b Budget, info PageInfo, call Call, style HintStyle, n int) *fitter {
+	b = b.withDefaults()
+	f := &fitter{
+		b:           b,
+		limitChars:  b.limitChars(),
+		limitTokens: b.limitTokens(),
+		capReason:   ReasonCharacterLimit,
+		info:        info,
+		call:        call,
+		style:       style,
+		n:           n,
+	}
+	ints := make([]int, 2*n+1)
+	f.ends, f.cum = ints[:n:n], ints[n:]
+	f.tails = f.tailsBuf[:0]
+	f.charCap = f.limitChars
+	if b.MaxTokens > 0 && b.Tokenizer != nil {
+		f.tok = b.Tokenizer
+	} else if c := b.charsForTokens(f.limitTokens); c < f.charCap {
+		f.charCap = c
+		if b.MaxTokens > 0 {
+			f.capReason = ReasonTokenLimit
+		}
+	}
+	return f
+}
+
+func (f *fitter) setWindow(w *WindowInfo) error {
+	if w == nil {
+		return nil
+	}
+	b, err := json.Marshal(w)
+	if err != nil {
+		return fmt.Errorf("bounded: encoding contentMetadata: %w", err)
+	}
+	f.window, f.windowRunes = b, runeCount(b)
+	return nil
+}
+
+// tail is the part of an envelope that depends on how many items were
+// kept, except the truncation report.
+type tail struct {
+	k          int
+	info       PageInfo
+	hint       string
+	next       Args
+	pagination []byte
+	hintJSON   []byte // nil when hint is ""
+	nextJSON   []byte // nil when there is no next call
+	runes      int    // runes of pagination, hintJSON and nextJSON
+}
+
+// tailFor returns the tail of the envelope keeping k items; tails are
+// memoized, since the search asks for a few k more than once.
+func (f *fitter) tailFor(k int) (*tail, error) {
+	for _, t := range f.tails {
+		if t.k == k {
+			return t, nil
+		}
+	}
+	t := &tail{k: k, info: f.info.Cut(k)}
+	var err error
+	if t.pagination, err = appendPageInfo(make([]byte, 0, 192), &t.info); err != nil {
+		return nil, err
+	}
+	t.hint = f.call.Hint(t.info, f.style)
+	if t.hint != "" {
+		t.hintJSON = appendJSONString(make([]byte, 0, len(t.hint)+len(t.hint)/8+8), t.hint)
+	}
+	if next, ok := f.call.Next(t.info); ok {
+		b, err := appendArgs(nil, next)
+		if err != nil {
+			return nil, fmt.Errorf("bounded: encoding next arguments: %w", err)
+		}
+		t.next, t.nextJSON = next, b
+	}
+	t.runes = runeCount(t.pagination) + runeCount(t.hintJSON) + runeCount(t.nextJSON)
+	f.tails = append(f.tails, t)
+	return t, nil
+}
+
+// The constant parts of an envelope, in order.
+const (
+	keyPagination = `],"pagination":`
+	keyTruncated  = `,"truncated":`
+	keyTruncation = `,"truncation":`
+	keyHint       = `,"hint":`
+	keyNext       = `,"next":`
+	keyWindow     = `,"contentMetadata":`
+)
+
+// shape is one candidate response: k items (or one clipped item), its tail
+// and its truncation report.
+type shape struct {
+	k          int
+	itemRunes  int    // runes of the results' contents, commas included
+	clipped    []byte // the clipped item, nil for buf's items
+	t          *tail
+	tr         Truncation
+	pathsJSON  [][]byte // encoded ClippedFields
+	pathsRunes int      // their runes and separating commas
+	chars      int      // exact runes of the whole response
+	// tokens is the token count the response is checked against: the
+	// estimate written in tr, or with a Tokenizer the larger of the count
+	// written and the count of the assembled bytes.
+	tokens int
+}
+
+// itemRunes is the rune count of the first k items and their commas.
+func (f *fitter) itemRunes(k int) int {
+	if k == 0 {
+		return 0
+	}
+	return f.cum[k] + k - 1
+}
+
+// measure fills s.tr, s.chars and s.tokens for s's tail and items, solving
+// for the numbers that describe the response's own size. tokens is the token
+// count to write when a Tokenizer counts them; it is ignored otherwise.
+func (f *fitter) measure(s *shape, tokens int) error {
+	fixed := len(resultsOpen) + s.itemRunes + len(keyPagination) + s.t.runes +
+		len(keyTruncated) + len(keyTruncation) + s.pathsRunes + 1 // closing brace
+	if s.tr.Reason != "" {
+		fixed += len("true")
+	} else {
+		fixed += len("false")
+	}
+	if s.t.hintJSON != nil {
+		fixed += len(keyHint)
+	}
+	if s.t.nextJSON != nil {
+		fixed += len(keyNext)
+	}
+	if f.window != nil {
+		fixed += len(keyWindow) + f.windowRunes
+	}
+	s.tr.OriginalCount = f.n
+	s.tr.ReturnedCount = s.k
+	s.tr.LimitChars = f.limitChars
+	s.tr.LimitTokens = f.limitTokens
+	// chars = fixed + len(truncation(chars, tokens(chars))) is
+	// non-decreasing in chars and grows by digits only: iterating from below
+	// reaches its least fixed point in a few steps.
+	var scratch [256]byte
+	chars := 0
+	for range 64 {
+		s.tr.EstimatedChars = chars
+		s.tr.EstimatedTokens = tokens
+		if f.tok == nil {
+			s.tr.EstimatedTokens = f.b.estimateTokens(chars)
+		}
+		// appendTruncation writes the ClippedFields brackets without their
+		// contents here: those are in pathsRunes.
+		got := fixed + len(appendTruncation(scratch[:0], &s.tr, nil))
+		if got == chars {
+			s.chars, s.tokens = chars, s.tr.EstimatedTokens
+			return nil
+		}
+		chars = got
+	}
+	return errors.New("bounded: internal error: response size did not converge")
+}
+
+// fits reports whether s is within both limits.
+func (f *fitter) fits(s *shape) bool {
+	return s.chars <= f.charCap && s.chars <= f.limitChars && s.tokens <= f.limitTokens
+}
+
+// sizeOf measures the response keeping the first k items of buf.
+func (f *fitter) sizeOf(k int, reason string) (*shape, error) {
+	t, err := f.tailFor(k)
+	if err != nil {
+		return nil, err
+	}
+	s := &shape{k: k, itemRunes: f.itemRunes(k), t: t}
+	s.tr.Reason = reason
+	// With a Tokenizer the count is not known before assembly: the limit's
+	// digits bound it.
+	return s, f.measure(s, f.limitTokens)
+}
+
+// search returns the largest k whose response fits the character ceiling
+// (and the token estimate without a Tokenizer), with its shape; -1 when not
+// even the envelope without items does.
+func (f *fitter) search() (int, *shape, error) {
+	if f.m == f.n {
+		s, err := f.sizeOf(f.n, "")
+		switch {
+		case err != nil:
+			return 0, nil, err
+		case s.chars <= f.charCap:
+			return f.n, s, nil
+		case f.n == 0:
+			return -1, s, nil
+		}
+	}
+	// The whole page does not fit, or encoding stopped at m items whose
+	// characters alone are over the ceiling: fewer than m fit.
+	//
+	// Cuts of the same page differ only in a few numbers (the kept count,
+	// the next offset, the range in the hint, ...), so their envelopes differ
+	// by less than slack characters and the exact size of one cut bounds the
+	// others. slack only decides how far down the search looks; every
+	// answer is measured exactly.
+	const slack = 96
+	s, err := f.sizeOf(f.m-1, f.capReason)
+	if err != nil {
+		return 0, nil, err
+	}
+	head := s.chars - f.itemRunes(f.m-1) // the envelope without items
+	k := f.largestK(f.m-1, f.charCap-head+slack)
+	for k >= 0 {
+		if s, err = f.sizeOf(k, f.capReason); err != nil {
+			return 0, nil, err
+		}
+		if s.chars <= f.charCap {
+			return k, s, nil
+		}
+		// A shorter prefix can fit only if its items are at least
+		// excess-slack characters shorter.
+		excess := s.chars - f.charCap
+		k = min(k-1, f.largestK(k-1, f.itemRunes(k)-excess+slack))
+	}
+	return -1, s, nil
+}
+
+// largestK returns the largest k in [0, hi] whose items take at most runes
+// characters, or -1 when there is none.
+func (f *fitter) largestK(hi, runes int) int {
+	if hi < 0 || runes < 0 {
+		return -1
+	}
+	// itemRunes is strictly increasing in k, and 0 for k = 0.
+	lo, up := 0, hi
+	for lo < up {
+		mid := (lo + up + 1) / 2
+		if f.itemRunes(mid) <= runes {
+			lo = mid
+		} else {
+			up = mid - 1
+		}
+	}
+	return lo
+}
+
+// fit finds the cut, assembles the response and logs it.
+func (f *fitter) fit() (Fitted, error) {
+	k, s, err := f.search()
+	if err != nil {
+		return Fitted{}, err
+	}
+	var out []byte
+	switch {
+	case f.n == 0:
+		if k == 0 {
+			out, err = f.assemble(s)
+		}
+		if err == nil && (k < 0 || !f.fits(s)) {
+			return Fitted{}, f.tooSmall(s, "the envelope alone")
+		}
+	case k > 0 && f.tok != nil:
+		out, s, err = f.fitTokens(k)
+	case k > 0:
+		out, err = f.assemble(s)
+	}
+	if err == nil && out == nil {
+		out, s, err = f.clipFirst()
+	}
+	if err != nil {
+		return Fitted{}, err
+	}
+	if !f.fits(s) {
+		return Fitted{}, fmt.Errorf("bounded: internal error: response of %d characters, %d tokens is over the budget", s.chars, s.tokens)
+	}
+	if f.pooled != nil {
+		// The response is copied out of the pooled buffer, as
+		// encoding/json copies out of its own.
+		out = append([]byte(nil), out...)
+		if cap(f.buf) <= maxPooled {
+			*f.pooled = f.buf[:0]
+			bufPool.Put(f.pooled)
+		}
+		f.buf, f.pooled = nil, nil
+	}
+	fd := Fitted{
+		JSON:       out,
+		Page:       s.t.info,
+		Truncation: s.tr,
+		Hint:       s.t.hint,
+		Next:       s.t.next,
+		Kept:       s.k,
+	}
+	f.log(&fd)
+	return fd, nil
+}
+
+// fitTokens applies the Tokenizer to the first kc items, the prefix that
+// fits the character ceiling: per-item counts choose the cut, then the
+// assembled JSON is counted and items are dropped from the end until it
+// fits. It returns nil bytes when no item fits.
+func (f *fitter) fitTokens(kc int) ([]byte, *shape, error) {
+	f.cumTok = make([]int, kc+1)
+	for i := range kc {
+		start := len(resultsOpen)
+		if i > 0 {
+			start = f.ends[i-1] + 1
+		}
+		f.cumTok[i+1] = f.cumTok[i] + f.tok.CountTokens(string(f.buf[start:f.ends[i]]))
+	}
+	reason := func(k int) string {
+		switch {
+		case k < kc:
+			return ReasonTokenLimit
+		case k < f.n:
+			return f.capReason
+		}
+		return ""
+	}
+	// Estimate: the items' counts plus the envelope's, counted once.
+	s, err := f.sizeOf(kc, reason(kc))
+	if err != nil {
+		return nil, nil, err
+	}
+	headTokens := f.tok.CountTokens(string(f.appendTail([]byte(resultsOpen), s)))
+	k := kc
+	if f.cumTok[k]+headTokens > f.limitTokens {
+		k = f.largestTokK(k-1, f.limitTokens-headTokens)
+	}
+	for k > 0 {
+		if s, err = f.sizeOf(k, reason(k)); err != nil {
+			return nil, nil, err
+		}
+		out, err := f.assemble(s)
+		if err != nil {
+			return nil, nil, err
+		}
+		if f.fits(s) {
+			return out, s, nil
+		}
+		// Drop at least the excess, assuming the envelope keeps its count.
+		k2 := k - 1
+		if excess := s.tokens - f.limitTokens; excess > 0 {
+			k2 = min(k2, f.largestTokK(k-1, f.cumTok[k]-excess))
+		}
+		if excess := s.chars - f.limitChars; excess > 0 {
+			k2 = min(k2, f.largestK(k-1, f.itemRunes(k)-excess))
+		}
+		k = k2
+	}
+	return nil, nil, nil
+}
+
+// largestTokK returns the largest k in [0, hi] whose items count at most
+// tokens tokens, or 0.
+func (f *fitter) largestTokK(hi, tokens int) int {
+	k := hi
+	for k > 0 && f.cumTok[k] > tokens {
+		k--
+	}
+	return max(k, 0)
+}
+
+// assemble writes the response s describes and recounts its characters as
+// a check. With a Tokenizer it counts the tokens too and writes the count.
+func (f *fitter) assemble(s *shape) ([]byte, error) {
+	var out []byte
+	switch {
+	case s.clipped != nil:
+		out = append(f.buf[:len(resultsOpen)], s.clipped...)
+	case s.k == 0:
+		out = f.buf[:len(resultsOpen)]
+	default:
+		out = f.buf[:f.ends[s.k-1]]
+	}
+	head := len(out)
+	if f.tok == nil {
+		out = f.appendTail(out, s)
+	} else {
+		// The count is written inside what it counts: repeat until it is
+		// stable (only its digits matter), and check against the larger of
+		// the written and the counted when it is not.
+		written := s.tr.EstimatedTokens
+		for i := 0; ; i++ {
+			if err := f.measure(s, written); err != nil {
+				return nil, err
+			}
+			out = f.appendTail(out[:head], s)
+			got := f.tok.CountTokens(string(out))
+			if got == written || (i >= 2 && got < written) || i == 6 {
+				s.tokens = max(got, written)
+				break
+			}
+			written = got
+		}
+	}
+	// Check the measure: the items' characters were counted on these very
+	// bytes, as they were encoded; the envelope around them is recounted.
+	if n := len(resultsOpen) + s.itemRunes + runeCount(out[head:]); n != s.chars {
+		return nil, fmt.Errorf("bounded: internal error: response has %d characters, measured %d", n, s.chars)
+	}
+	return out, nil
+}
+
+// appendTail appends everything after the last result.
+func (f *fitter) appendTail(b []byte, s *shape) []byte {
+	b = append(b, keyPagination...)
+	b = append(b, s.t.pagination...)
+	b = append(b, keyTruncated...)
+	b = strconv.AppendBool(b, s.tr.Reason != "")
+	b = append(b, keyTruncation...)
+	b = appendTruncation(b, &s.tr, s.pathsJSON)
+	if s.t.hintJSON != nil {
+		b = append(b, keyHint...)
+		b = append(b, s.t.hintJSON...)
+	}
+	if s.t.nextJSON != nil {
+		b = append(b, keyNext...)
+		b = append(b, s.t.nextJSON...)
+	}
+	if f.window != nil {
+		b = append(b, keyWindow...)
+		b = append(b, f.window...)
+	}
+	return append(b, '}')
+}
+
+func (f *fitter) tooSmall(s *shape, what string) error {
+	return fmt.Errorf("%w: %s needs %d characters (%d tokens), over the limit of %d characters (%d tokens)",
+		ErrInvalidBudget, what, s.chars, s.tokens, f.limitChars, f.limitTokens)
+}
+
+// log writes the warning of a cut response, or of one near its limits.
+func (f *fitter) log(fd *Fitted) {
+	tr := &fd.Truncation
+	msg := "bounded: response cut to fit budget"
+	if tr.Reason == "" {
+		near := float64(tr.EstimatedChars) >= f.b.WarnAt*float64(tr.LimitChars) ||
+			float64(tr.EstimatedTokens) >= f.b.WarnAt*float64(tr.LimitTokens)
+		if !near {
+			return
+		}
+		msg = "bounded: response near budget"
+	}
+	ctx := context.Background()
+	if !f.b.Logger.Enabled(ctx, slog.LevelWarn) {
+		return
+	}
+	f.b.Logger.LogAttrs(ctx, slog.LevelWarn, msg,
+		slog.String("tool", f.call.Tool),
+		slog.Int("kept", tr.ReturnedCount),
+		slog.Int("original", tr.OriginalCount),
+		slog.Int("chars", tr.EstimatedChars),
+		slog.Int("limitChars", tr.LimitChars),
+		slog.Int("tokens", tr.EstimatedTokens),
+		slog.Int("limitTokens", tr.LimitTokens),
+		slog.String("reason", tr.Reason),
+	)
+}
+
+// appendTruncation appends tr as encoding/json would encode it, with the
+// ClippedFields given already encoded.
+func appendTruncation(b []byte, tr *Truncation, paths [][]byte) []byte {
+	b = append(b, '{')
+	if tr.Reason != "" {
+		b = append(b, `"reason":`...)
+		b = appendJSONString(b, tr.Reason)
+		b = append(b, ',')
+	}
+	b = append(b, `"originalCount":`...)
+	b = strconv.AppendInt(b, int64(tr.OriginalCount), 10)
+	b = append(b, `,"returnedCount":`...)
+	b = strconv.AppendInt(b, int64(tr.ReturnedCount), 10)
+	b = append(b, `,"estimatedChars":`...)
+	b = strconv.AppendInt(b, int64(tr.EstimatedChars), 10)
+	b = append(b, `,"limitChars":`...)
+	b = strconv.AppendInt(b, int64(tr.LimitChars), 10)
+	b = append(b, `,"estimatedTokens":`...)
+	b = strconv.AppendInt(b, int64(tr.EstimatedTokens), 10)
+	b = append(b, `,"limitTokens":`...)
+	b = strconv.AppendInt(b, int64(tr.LimitTokens), 10)
+	if len(tr.ClippedFields) > 0 {
+		b = append(b, `,"clippedFields":[`...)
+		for i, p := range paths {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, p...)
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+// appendArgs appends a as [Args.MarshalJSON] encodes it (a test checks that
+// it does), without reflection for the values Call.Next writes.
+func appendArgs(b []byte, a Args) ([]byte, error) {
+	b = append(b, '{')
+	for i, arg := range a {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(appendJSONString(b, arg.Name), ':')
+		switch v := arg.Value.(type) {
+		case string:
+			b = appendJSONString(b, v)
+		case int:
+			b = strconv.AppendInt(b, int64(v), 10)
+		case bool:
+			b = strconv.AppendBool(b, v)
+		default:
+			enc, err := marshalNoEscape(v)
+			if err != nil {
+				return nil, fmt.Errorf("bounded: argument %s: %w", arg.Name, err)
+			}
+			b = append(b, enc...)
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// appendPageInfo appends pi as encoding/json would encode it (a test checks
+// that it does), failing as it does on an unknown TotalKind.
+func appendPageInfo(b []byte, pi *PageInfo) ([]byte, error) {
+	if int(pi.TotalKind) >= len(totalKindNames) {
+		_, err := pi.TotalKind.MarshalText()
+		return nil, fmt.Errorf("bounded: encoding pagination: %w", err)
+	}
+	b = append(b, `{"total":`...)
+	b = strconv.AppendInt(b, int64(pi.Total), 10)
+	b = append(b, `,"totalKind":`...)
+	b = appendJSONString(b, totalKindNames[pi.TotalKind])
+	b = append(b, `,"limit":`...)
+	b = strconv.AppendInt(b, int64(pi.Limit), 10)
+	b = append(b, `,"offset":`...)
+	b = strconv.AppendInt(b, int64(pi.Offset), 10)
+	b = append(b, `,"returned":`...)
+	b = strconv.AppendInt(b, int64(pi.Returned), 10)
+	b = append(b, `,"hasMore":`...)
+	b = strconv.AppendBool(b, pi.HasMore)
+	if pi.NextOffset != 0 {
+		b = append(b, `,"nextOffset":`...)
+		b = strconv.AppendInt(b, int64(pi.NextOffset), 10)
+	}
+	if pi.NextCursor != "" {
+		b = append(b, `,"nextCursor":`...)
+		b = appendJSONString(b, pi.NextCursor)
+	}
+	if pi.Clamped {
+		b = append(b, `,"clamped":true`...)
+	}
+	if pi.RequestedLimit != 0 {
+		b = append(b, `,"requestedLimit":`...)
+		b = strconv.AppendInt(b, int64(pi.RequestedLimit), 10)
+	}
+	return append(b, '}'), nil
+}
+
+// appendJSONString appends s as a JSON string exactly as encoding/json does
+// with HTML escaping off: \" \\ \b \f \n \r \t, other controls as \u00XX,
+// invalid UTF-8 as \ufffd, and U+2028, U+2029 escaped.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	const (
+		ones  = 0x0101010101010101
+		high  = 0x8080808080808080
+		quote = 0x2222222222222222
+		bslsh = 0x5c5c5c5c5c5c5c5c
+		space = 0x2020202020202020
+	)
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if len(s)-i >= 8 {
+			// Skip 8 bytes at a time while none is a quote, a backslash,
+			// a control character or non-ASCII: (w-ones)&^w has a high bit
+			// set for each zero byte of w (and only where one precedes it).
+			_ = s[i+7]
+			w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+			q, bs := w^quote, w^bslsh
+			if ((q-ones)&^q|(bs-ones)&^bs|(w-space)|w)&high == 0 {
+				i += 8
+				continue
+			}
+		}
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// runeCount is utf8.RuneCount with a fast path for ASCII, which JSON mostly
+// is: 32 bytes at a time while their high bits are clear. Like
+// utf8.RuneCount, it counts each invalid byte as one rune.
+func runeCount(b []byte) int {
+	const high = 0x8080808080808080
+	n := 0
+	for i := 0; i < len(b); {
+		if len(b)-i >= 32 {
+			w := binary.LittleEndian.Uint64(b[i:]) | binary.LittleEndian.Uint64(b[i+8:]) |
+				binary.LittleEndian.Uint64(b[i+16:]) | binary.LittleEndian.Uint64(b[i+24:])
+			if w&high == 0 {
+				i += 32
+				n += 32
+				continue
+			}
+		}
+		if len(b)-i >= 8 && binary.LittleEndian.Uint64(b[i:])&high == 0 {
+			i += 8
+			n += 8
+			continue
+		}
+		if b[i] < utf8.RuneSelf {
+			i++
+		} else {
+			_, size := utf8.DecodeRune(b[i:])
+			i += size
+		}
+		n++
+	}
+	return n
+}
+
+// clipFirst returns the response holding only the first item, its longest
+// strings clipped until the envelope fits.
+func (f *fitter) clipFirst() ([]byte, *shape, error) {
+	root, err := parseJSONTree(f.buf[len(resultsOpen):f.ends[0]])
+	if err != nil {
+		return nil, nil, fmt.Errorf("bounded: internal error: decoding result 0 to clip it: %w", err)
+	}
+	var leaves []*jsonNode
+	root.collect("", &leaves)
+	t, err := f.tailFor(1)
+	if err != nil {
+		return nil, nil, err
+	}
+	for {
+		s := &shape{k: 1, t: t, clipped: root.appendTo(nil)}
+		s.itemRunes = runeCount(s.clipped)
+		s.tr.Reason = ReasonSingleResultTooLarge
+		for _, l := range leaves {
+			if l.clipped {
+				if len(s.pathsJSON) > 0 {
+					s.pathsRunes++
+				}
+				p := appendJSONString(nil, l.path)
+				s.tr.ClippedFields = append(s.tr.ClippedFields, l.path)
+				s.pathsJSON = append(s.pathsJSON, p)
+				s.pathsRunes += runeCount(p)
+			}
+		}
+		if err := f.measure(s, f.limitTokens); err != nil {
+			return nil, nil, err
+		}
+		if f.tok != nil && s.chars <= f.limitChars {
+			out, err := f.assemble(s)
+			if err != nil || f.fits(s) {
+				return out, s, err
+			}
+		} else if f.fits(s) {
+			out, err := f.assemble(s)
+			return out, s, err
+		}
+		excess := s.chars - f.charCap
+		if f.tok != nil {
+			excess = max(s.chars-f.limitChars, ceilInt(float64(s.tokens-f.limitTokens)*f.b.CharsPerToken), 1)
+		}
+		if !waterfill(leaves, excess) {
+			return nil, nil, f.tooSmall(s, "the envelope with result 0 clipped to its minimum")
+		}
+	}
+}
+
+// waterfill clips the longest strings of leaves down to one common length,
+// chosen so that they lose about excess encoded characters in all. It
+// reports false when every string is already at its minimum, the one-rune
+// marker.
+func waterfill(leaves []*jsonNode, excess int) bool {
+	var lens []int
+	encRunes, runes := 0, 0
+	for _, l := range leaves {
+		if l.cur > 1 {
+			lens = append(lens, l.cur)
+			encRunes += l.encRunes
+			runes += l.cur
+		}
+	}
+	if len(lens) == 0 {
+		return false
+	}
+	// Escapes make a string's encoding longer than its runes: remove
+	// runes in proportion. Every pass removes at least one rune, so the
+	// caller's loop ends.
+	need := max(1, ceilInt(float64(excess)*float64(runes)/float64(max(encRunes, 1))))
+	slices.SortFunc(lens, func(a, b int) int { return b - a })
+	// Find the level x >= 1 such that cutting every string longer than x
+	// down to x removes at least need runes.
+	level, sum := 1, 0
+	for j, l := range lens {
+		sum += l
+		next := 1
+		if j+1 < len(lens) {
+			next = lens[j+1]
+		}
+		if x := (sum - need) / (j + 1); sum-need >= 0 && x >= next {
+			level = max(x, 1)
+			break
+		}
+	}
+	for _, l := range leaves {
+		if l.cur > level {
+			l.str, _ = Clip(l.orig, level)
+			l.clipped = true
+			l.setString(l.str)
+		}
+	}
+	return true
+}
+
+// jsonNode is a decoded JSON value that keeps object keys in order, so that
+// a clipped result is re-encoded as it was.
+type jsonNode struct {
+	kind byte   // '{', '[', '"', or 0 for a number, true, false or null
+	lit  string // the literal, for kind 0
+	// Objects and arrays.
+	names []string // an object's keys, for paths
+	keys  [][]byte // an object's keys, encoded
+	kids  []*jsonNode
+	// Strings.
+	orig     string // the string as the item encoded it
+	str      string // the string as it is now
+	enc      []byte // str, encoded
+	cur      int    // runes of str
+	encRunes int    // runes of enc without its quotes
+	clipped  bool
+	path     string // for ClippedFields
+}
+
+func (n *jsonNode) setString(s string) {
+	n.str = s
+	n.enc = appendJSONString(n.enc[:0], s)
+	n.cur = utf8.RuneCountInString(s)
+	n.encRunes = runeCount(n.enc) - 2
+}
+
+// parseJSONTree decodes one JSON value, numbers kept as written.
+func parseJSONTree(b []byte) (*jsonNode, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return parseJSONNode(dec)
+}
+
+func parseJSONNode(dec *json.Decoder) (*jsonNode, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch v := tok.(type) {
+	case json.Delim:
+		n := &jsonNode{kind: byte(v)}
+		for dec.More() {
+			if v == '{' {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				key, _ := kt.(string)
+				n.names = append(n.names, key)
+				n.keys = append(n.keys, appendJSONString(nil, key))
+			}
+			kid, err := parseJSONNode(dec)
+			if err != nil {
+				return nil, err
+			}
+			n.kids = append(n.kids, kid)
+		}
+		if _, err := dec.Token(); err != nil { // the closing delimiter
+			return nil, err
+		}
+		return n, nil
+	case string:
+		n := &jsonNode{kind: '"', orig: v}
+		n.setString(v)
+		return n, nil
+	case json.Number:
+		return &jsonNode{lit: v.String()}, nil
+	case bool:
+		return &jsonNode{lit: strconv.FormatBool(v)}, nil
+	default:
+		return &jsonNode{lit: "null"}, nil
+	}
+}
+
+// collect appends the string leaves under n to leaves, in document order,
+// setting their paths.
+func (n *jsonNode) collect(path string, leaves *[]*jsonNode) {
+	switch n.kind {
+	case '"':
+		n.path = cmp.Or(path, "$")
+		*leaves = append(*leaves, n)
+	case '{':
+		for i, kid := range n.kids {
+			name := n.names[i]
+			switch {
+			case !isIdent(name):
+				kid.collect(path+"["+string(n.keys[i])+"]", leaves)
+			case path == "":
+				kid.collect(name, leaves)
+			default:
+				kid.collect(path+"."+name, leaves)
+			}
+		}
+	case '[':
+		for i, kid := range n.kids {
+			kid.collect(path+"["+strconv.Itoa(i)+"]", leaves)
+		}
+	}
+}
+
+// isIdent reports whether a key can be written bare in a path:
+// [A-Za-z_][A-Za-z0-9_]*.
+func isIdent(s string) bool {
+	for i, c := range []byte(s) {
+		if !(c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// appendTo appends n's compact encoding.
+func (n *jsonNode) appendTo(b []byte) []byte {
+	switch n.kind {
+	case '"':
+		return append(b, n.enc...)
+	case '{', '[':
+		b = append(b, n.kind)
+		for i, kid := range n.kids {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if n.kind == '{' {
+				b = append(append(b, n.keys[i]...), ':')
+			}
+			b = kid.appendTo(b)
+		}
+		return append(b, n.kind+2) // '}' and ']' follow '{' and '[' by 2
+	}
+	return append(b, n.lit...)
+}

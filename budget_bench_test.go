@@ -1,0 +1,113 @@
+package bounded
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// benchDoc is a realistic search result: an id, a title, a path, about 300
+// characters of content, a score and a few tags.
+type benchDoc struct {
+	ID      string   `json:"id"`
+	Title   string   `json:"title"`
+	Path    string   `json:"path"`
+	Content string   `json:"content"`
+	Score   float64  `json:"score"`
+	Tags    []string `json:"tags"`
+}
+
+func benchDocs(n int) []benchDoc {
+	words := strings.Fields("the quick brown fox jumps over the lazy dog while an agent pages through search results and budgets its context window carefully")
+	docs := make([]benchDoc, n)
+	for i := range docs {
+		var b strings.Builder
+		for j := 0; b.Len() < 300; j++ {
+			b.WriteString(words[(i+j)%len(words)])
+			b.WriteByte(' ')
+		}
+		docs[i] = benchDoc{
+			ID:      fmt.Sprintf("note-%06d", i),
+			Title:   fmt.Sprintf("Design note %d: %s %s", i, words[i%len(words)], words[(i+3)%len(words)]),
+			Path:    fmt.Sprintf("vault/projects/area-%02d/note-%06d.md", i%17, i),
+			Content: b.String(),
+			Score:   1 - float64(i)/float64(n+1),
+			Tags:    []string{"go", words[i%len(words)], "agents"},
+		}
+	}
+	return docs
+}
+
+var benchSizes = []int{10, 100, 1000}
+
+// benchInput is a page of n docs, its call, and a budget large enough that
+// nothing is cut, so that Fit keeps exactly the items json.Marshal encodes.
+func benchInput(n int) ([]benchDoc, FitInput[benchDoc], Budget) {
+	docs := benchDocs(n)
+	req := Request{Limit: n}
+	in := FitInput[benchDoc]{
+		Page: Paged[benchDoc]{Items: docs, Page: req.Info(5*n, n)},
+		Call: Call{Tool: "search_knowledge", Args: Args{{"query", "auth"}}, Paging: ByPage, DefaultLimit: n},
+	}
+	return docs, in, Budget{MaxChars: 10_000_000}
+}
+
+// BenchmarkFit fits a page into a budget large enough that nothing is cut:
+// it encodes the items BenchmarkMarshal does, plus the envelope (pagination,
+// truncation report, hint, next call).
+func BenchmarkFit(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			_, in, budget := benchInput(n)
+			b.ReportAllocs()
+			for b.Loop() {
+				f, err := Fit(budget, in)
+				if err != nil || f.Kept != n {
+					b.Fatalf("Fit: kept %d of %d, %v", f.Kept, n, err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkMarshal is the baseline: json.Marshal of the same items.
+func BenchmarkMarshal(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			docs, _, _ := benchInput(n)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := json.Marshal(docs); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkFitVsMarshal runs Fit and json.Marshal of the same items
+// alternately, so that both see the same load on a shared machine, and
+// reports the ratio of their times as fit/marshal.
+func BenchmarkFitVsMarshal(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			docs, in, budget := benchInput(n)
+			var fit, marshal time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				if _, err := Fit(budget, in); err != nil {
+					b.Fatal(err)
+				}
+				t1 := time.Now()
+				if _, err := json.Marshal(docs); err != nil {
+					b.Fatal(err)
+				}
+				fit += t1.Sub(t0)
+				marshal += time.Since(t1)
+			}
+			b.ReportMetric(float64(fit)/float64(marshal), "fit/marshal")
+		})
+	}
+}
