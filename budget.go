@@ -1015,19 +1015,9 @@ func appendArgs(b []byte, a Args) ([]byte, error) {
 			b = append(b, ',')
 		}
 		b = append(appendJSONString(b, arg.Name), ':')
-		switch v := arg.Value.(type) {
-		case string:
-			b = appendJSONString(b, v)
-		case int:
-			b = strconv.AppendInt(b, int64(v), 10)
-		case bool:
-			b = strconv.AppendBool(b, v)
-		default:
-			enc, err := marshalNoEscape(v)
-			if err != nil {
-				return nil, fmt.Errorf("bounded: argument %s: %w", arg.Name, err)
-			}
-			b = append(b, enc...)
+		var err error
+		if b, err = appendArgValue(b, arg.Value); err != nil {
+			return nil, fmt.Errorf("bounded: argument %s: %w", arg.Name, err)
 		}
 	}
 	return append(b, '}'), nil

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 )
 
 // Paging names the pagination arguments a tool takes, and so the form of the
@@ -47,28 +46,79 @@ type Arg struct {
 // whose keys keep their order.
 type Args []Arg
 
-// MarshalJSON encodes the arguments as one JSON object, in order.
+// MarshalJSON encodes the arguments as one JSON object, in order, without
+// HTML escaping.
 func (a Args) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, arg := range a {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, err := marshalNoEscape(arg.Name)
-		if err != nil {
-			return nil, err
-		}
-		v, err := marshalNoEscape(arg.Value)
-		if err != nil {
-			return nil, fmt.Errorf("bounded: argument %s: %w", arg.Name, err)
-		}
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
+	return appendArgs(nil, a)
+}
+
+// UnmarshalJSON decodes a JSON object into arguments, keeping the order of
+// its keys. Numbers decode as [json.Number], so that an integer argument
+// keeps its exact value; other values decode as encoding/json decodes into
+// an interface value. A key given twice is an error.
+func (a *Args) UnmarshalJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return err
 	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return fmt.Errorf("bounded: arguments must be a JSON object, not %v", tok)
+	}
+	out := Args{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		name := tok.(string) // object keys are always strings
+		if _, dup := out.Get(name); dup {
+			return fmt.Errorf("bounded: argument %q given twice", name)
+		}
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return fmt.Errorf("bounded: argument %q: %w", name, err)
+		}
+		out = append(out, Arg{Name: name, Value: v})
+	}
+	if _, err := dec.Token(); err != nil {
+		return err
+	}
+	*a = out
+	return nil
+}
+
+// appendArgValue appends v as JSON without HTML escaping, without reflection
+// for the values Call.Next writes.
+func appendArgValue(b []byte, v any) ([]byte, error) {
+	switch v := v.(type) {
+	case string:
+		return appendJSONString(b, v), nil
+	case int:
+		return strconv.AppendInt(b, int64(v), 10), nil
+	case bool:
+		return strconv.AppendBool(b, v), nil
+	case json.Number:
+		if _, err := strconv.ParseFloat(string(v), 64); err != nil {
+			return nil, fmt.Errorf("invalid number %q", string(v))
+		}
+		return append(b, v...), nil
+	case []string:
+		b = append(b, '[')
+		for i, s := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, s)
+		}
+		return append(b, ']'), nil
+	}
+	enc, err := marshalNoEscape(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, enc...), nil
 }
 
 // Get returns the value of the argument called name, and whether there is one.
@@ -162,23 +212,25 @@ func (c Call) at(info PageInfo, offset int, cursor string) Args {
 // Render writes a call as the agent would type it:
 // search_knowledge(query="auth", page=1). Values are written as JSON.
 func (c Call) Render(args Args) string {
-	var b strings.Builder
-	b.WriteString(c.Tool)
-	b.WriteByte('(')
+	return string(c.appendCall(make([]byte, 0, 64), args))
+}
+
+func (c Call) appendCall(b []byte, args Args) []byte {
+	b = append(b, c.Tool...)
+	b = append(b, '(')
 	for i, a := range args {
 		if i > 0 {
-			b.WriteString(", ")
+			b = append(b, ", "...)
 		}
-		b.WriteString(a.Name)
-		b.WriteByte('=')
-		v, err := marshalNoEscape(a.Value)
-		if err != nil {
-			v = []byte(strconv.Quote(fmt.Sprint(a.Value)))
+		b = append(b, a.Name...)
+		b = append(b, '=')
+		var err error
+		mark := len(b)
+		if b, err = appendArgValue(b, a.Value); err != nil {
+			b = strconv.AppendQuote(b[:mark], fmt.Sprint(a.Value))
 		}
-		b.Write(v)
 	}
-	b.WriteByte(')')
-	return b.String()
+	return append(b, ')')
 }
 
 // Hint returns the sentence that tells an agent where a page sits and the
@@ -195,11 +247,15 @@ func (c Call) Hint(info PageInfo, style HintStyle) string {
 	if style == HintOff {
 		return ""
 	}
-	var b strings.Builder
-	total := FormatCount(info.Total)
-	switch info.TotalKind {
-	case TotalAtLeast:
-		total += "+"
+	b := make([]byte, 0, 160)
+	count := func(n int) { b = appendCount(b, n) }
+	num := func(n int) { b = strconv.AppendInt(b, int64(n), 10) }
+	str := func(s string) { b = append(b, s...) }
+	total := func() {
+		count(info.Total)
+		if info.TotalKind == TotalAtLeast {
+			str("+")
+		}
 	}
 	noun := "results"
 	if info.Total == 1 && info.TotalKind == TotalExact {
@@ -208,59 +264,96 @@ func (c Call) Hint(info PageInfo, style HintStyle) string {
 	first, last := info.Offset+1, info.Offset+info.Returned
 	switch {
 	case info.Total == 0 && info.Returned == 0 && info.TotalKind != TotalAtLeast:
-		b.WriteString("No results.")
+		str("No results.")
 	case info.Returned == 0:
 		// Past the end (or an empty page of a lower-bound total).
 		lastPage := c.at(info, info.LastPageOffset(), "")
 		if style == HintTerse {
-			fmt.Fprintf(&b, "Offset %s is past the end (%s %s). Last page: %s", FormatCount(info.Offset), total, noun, c.Render(lastPage))
+			str("Offset ")
+			count(info.Offset)
+			str(" is past the end (")
+			total()
+			str(" " + noun + "). Last page: ")
+			b = c.appendCall(b, lastPage)
 			break
 		}
-		fmt.Fprintf(&b, "Found %s %s; offset %s is past the end. ", total, noun, FormatCount(info.Offset))
+		str("Found ")
+		total()
+		str(" " + noun + "; offset ")
+		count(info.Offset)
+		str(" is past the end. ")
 		if c.Paging == ByPage && info.Limit > 0 {
-			fmt.Fprintf(&b, "The last page is page %d of %d: call %s.", info.LastPageOffset()/info.Limit+1, info.TotalPages(), c.Render(lastPage))
+			str("The last page is page ")
+			num(info.LastPageOffset()/info.Limit + 1)
+			str(" of ")
+			num(info.TotalPages())
 		} else {
-			fmt.Fprintf(&b, "The last page starts at offset %s: call %s.", FormatCount(info.LastPageOffset()), c.Render(lastPage))
+			str("The last page starts at offset ")
+			count(info.LastPageOffset())
 		}
+		str(": call ")
+		b = c.appendCall(b, lastPage)
+		str(".")
 	default:
-		if style == HintTerse {
-			fmt.Fprintf(&b, "%s-%s of %s.", FormatCount(first), FormatCount(last), total)
-		} else {
+		switch {
+		case style == HintTerse:
+			count(first)
+			str("-")
+			count(last)
+			str(" of ")
+			total()
+			str(".")
+		default:
 			if info.TotalKind == TotalUnknown {
-				fmt.Fprintf(&b, "Showing %s-%s", FormatCount(first), FormatCount(last))
+				str("Showing ")
 			} else {
-				fmt.Fprintf(&b, "Found %s %s, showing %s-%s", total, noun, FormatCount(first), FormatCount(last))
+				str("Found ")
+				total()
+				str(" " + noun + ", showing ")
 			}
+			count(first)
+			str("-")
+			count(last)
 			if c.Paging == ByPage && info.Limit > 0 && info.Offset%info.Limit == 0 && info.TotalKind == TotalExact {
-				fmt.Fprintf(&b, " (page %d of %d)", info.PageNumber()+1, info.TotalPages())
+				str(" (page ")
+				num(info.PageNumber() + 1)
+				str(" of ")
+				num(info.TotalPages())
+				str(")")
 			}
-			b.WriteByte('.')
+			str(".")
 		}
 		next, ok := c.Next(info)
 		switch {
+		case !ok && style == HintTerse:
+			str(" Last page.")
 		case !ok:
-			if style != HintTerse {
-				b.WriteString(" This is the last page.")
-			} else {
-				b.WriteString(" Last page.")
-			}
+			str(" This is the last page.")
 		case style == HintTerse:
-			fmt.Fprintf(&b, " Next: %s", c.Render(next))
+			str(" Next: ")
+			b = c.appendCall(b, next)
 		default:
-			b.WriteByte(' ')
 			switch n := info.PagesRemaining(); {
 			case info.TotalKind != TotalExact:
-				b.WriteString("More remain")
+				str(" More remain")
 			case n == 1:
-				b.WriteString("1 page remains")
+				str(" 1 page remains")
 			default:
-				fmt.Fprintf(&b, "%d pages remain", n)
+				str(" ")
+				num(n)
+				str(" pages remain")
 			}
-			fmt.Fprintf(&b, ": call %s for the next.", c.Render(next))
+			str(": call ")
+			b = c.appendCall(b, next)
+			str(" for the next.")
 		}
 	}
 	if info.Clamped && style != HintTerse {
-		fmt.Fprintf(&b, " The limit %s is over the maximum; %s was used.", FormatCount(info.RequestedLimit), FormatCount(info.Limit))
+		str(" The limit ")
+		count(info.RequestedLimit)
+		str(" is over the maximum; ")
+		count(info.Limit)
+		str(" was used.")
 	}
-	return b.String()
+	return string(b)
 }

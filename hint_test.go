@@ -175,3 +175,24 @@ func TestFollowingNextWalksOnce(t *testing.T) {
 		}
 	}
 }
+
+func TestArgsRoundTrip(t *testing.T) {
+	in := `{"query":"a<b","tags":["x","y"],"page":2,"big":9007199254740991,"ok":true}`
+	var a Args
+	if err := a.UnmarshalJSON([]byte(in)); err != nil {
+		t.Fatal(err)
+	}
+	if names := []string{a[0].Name, a[1].Name, a[2].Name, a[3].Name, a[4].Name}; !slices.Equal(names, []string{"query", "tags", "page", "big", "ok"}) {
+		t.Errorf("order lost: %v", names)
+	}
+	out, err := a.MarshalJSON()
+	if err != nil || string(out) != in {
+		t.Errorf("round trip: got %s, %v; want %s", out, err, in)
+	}
+	for _, bad := range []string{`[1]`, `{"a":1,"a":2}`, `{"a":}`, `"s"`} {
+		var b Args
+		if err := b.UnmarshalJSON([]byte(bad)); err == nil {
+			t.Errorf("UnmarshalJSON(%s) accepted it: %v", bad, b)
+		}
+	}
+}
