@@ -1,0 +1,114 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"unicode/utf8"
+
+	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/ports"
+	"github.com/uptrace/bun"
+)
+
+// PutChunks stores the chunks with their content's terms ([ports.Terms]),
+// replacing any with the same IDs, in one transaction; when an ID repeats,
+// the later chunk wins. See [ports.Code].
+func (s *Store) PutChunks(ctx context.Context, chunks []ports.Chunk) error {
+	norm := make([]ports.Chunk, 0, len(chunks))
+	for _, c := range chunks {
+		c, err := c.Normalize()
+		if err != nil {
+			return err
+		}
+		norm = append(norm, c)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return s.wrap(s.tx(ctx, func(ctx context.Context, tx bun.IDB) error {
+		for _, c := range norm {
+			if err := upsert(ctx, tx, "bounded_chunks",
+				[]string{"id", "file_path", "language", "start_line", "end_line", "content", "context_before", "context_after"},
+				[]any{c.ID, c.FilePath, c.Language, c.StartLine, c.EndLine, c.Content, c.ContextBefore, c.ContextAfter},
+			); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, "DELETE FROM bounded_chunk_terms WHERE chunk_id = ?", c.ID); err != nil {
+				return err
+			}
+			terms := ports.Terms(c.Content)
+			rows := make([][]any, len(terms))
+			for i, t := range terms {
+				rows[i] = []any{t, c.ID}
+			}
+			if err := insertRows(ctx, tx, "bounded_chunk_terms", []string{"term", "chunk_id"}, rows, ""); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+}
+
+// SearchCode pages the chunks sharing terms with q, most similar first.
+// The shared terms are counted in SQL by a GROUP BY on the term index; as
+// every score of one query has the same denominator (the query's term
+// count), ordering by the count is ordering by the score, which is then
+// computed in float32 in Go exactly as [ports.TermScore] does. See
+// [ports.Code].
+func (s *Store) SearchCode(ctx context.Context, q ports.CodeQuery, p bounded.Page) (bounded.Paged[ports.CodeMatch], error) {
+	req, err := request(ports.SearchCodeLimits, p)
+	if err != nil {
+		return bounded.Paged[ports.CodeMatch]{}, err
+	}
+	q, err = q.Normalize()
+	if err != nil {
+		return bounded.Paged[ports.CodeMatch]{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return bounded.Paged[ports.CodeMatch]{}, err
+	}
+	terms := ports.Terms(q.Query)
+	where, whereArgs := "", []any(nil)
+	if q.PathPrefix != "" {
+		// substr counts characters on both engines; comparing with = is
+		// bytewise and case-sensitive, unlike SQLite's LIKE.
+		where += " AND substr(c.file_path, 1, ?) = ?"
+		whereArgs = append(whereArgs, utf8.RuneCountInString(q.PathPrefix), q.PathPrefix)
+	}
+	if q.Language != "" {
+		where += " AND c.language = ?"
+		whereArgs = append(whereArgs, q.Language)
+	}
+	const from = " FROM (SELECT chunk_id, count(*) AS shared FROM bounded_chunk_terms WHERE term IN (?) GROUP BY chunk_id) AS m" +
+		" JOIN bounded_chunks c ON c.id = m.chunk_id WHERE 1 = 1"
+	args := append([]any{bun.In(terms)}, whereArgs...)
+	pq := paged{
+		count: "SELECT count(*) AS total" + from + where, countArgs: args,
+		page: "SELECT c.id AS id, c.file_path AS file_path, c.language AS language, c.start_line AS start_line, c.end_line AS end_line," +
+			" c.content AS content, c.context_before AS context_before, c.context_after AS context_after, m.shared AS shared" +
+			from + where + " ORDER BY m.shared DESC, c.file_path, c.start_line, c.id",
+		pageArgs: args,
+		order:    "p.shared DESC, p.file_path, p.start_line, p.id",
+	}
+	var total int64
+	var items []ports.CodeMatch
+	err = s.run(ctx, pq, req, func(rows *sql.Rows) error {
+		var c ports.Chunk
+		var start, end, shared int64
+		if err := rows.Scan(nint{&total}, nstr{&c.ID}, nstr{&c.FilePath}, nstr{&c.Language}, nint{&start}, nint{&end},
+			nstr{&c.Content}, nstr{&c.ContextBefore}, nstr{&c.ContextAfter}, nint{&shared}); err != nil {
+			return err
+		}
+		if c.ID == "" {
+			return nil
+		}
+		c.StartLine, c.EndLine = int(start), int(end)
+		score := float32(shared) / float32(len(terms))
+		items = append(items, ports.CodeMatch{Chunk: c, Score: float64(score)})
+		return nil
+	})
+	if err != nil {
+		return bounded.Paged[ports.CodeMatch]{}, err
+	}
+	return bounded.Paged[ports.CodeMatch]{Items: items, Page: req.Info(int(total), len(items))}, nil
+}

@@ -1,0 +1,51 @@
+package sqlstore
+
+// Fuzzy names how an engine computes the trigram similarity of
+// [ports.Similarity] for fuzzy SearchNodes.
+type Fuzzy uint8
+
+const (
+	// FuzzyTrigramTable keeps a side table bounded_entity_trigrams
+	// (trigram, name), filled in Go with [ports.Trigrams] when an entity
+	// is written, and the trigram count on the entity row; similarity is
+	// shared / (n_entity + n_query - shared), counted in SQL with a GROUP
+	// BY over the query's trigrams and rounded to float32 in SQL. Exact on
+	// every engine; used by SQLite, which has no pg_trgm.
+	FuzzyTrigramTable Fuzzy = iota
+	// FuzzyPgTrgm uses Postgres' pg_trgm natively: similarity(name, q)
+	// and the % operator, served by a GIN trigram index, with
+	// pg_trgm.similarity_threshold set for the statement's transaction.
+	FuzzyPgTrgm
+)
+
+// Dialect names each difference between the engines the shared store runs
+// on. There are few: everything else is the same SQL on both.
+type Dialect struct {
+	// Name is the engine's name in error messages: "sqlite", "postgres".
+	Name string
+	// Text is the column type of every stored string. Strings must
+	// compare bytewise (as Go does): SQLite's TEXT uses BINARY collation;
+	// Postgres needs TEXT COLLATE "C", since the database's default
+	// collation may not be bytewise.
+	Text string
+	// Instr is the function giving the 1-based position of a substring in
+	// a string, 0 when it is absent: instr (SQLite), strpos (Postgres).
+	// Substring matching uses it rather than LIKE: there are no
+	// wildcards to escape, and no limit on the pattern's length (SQLite's
+	// LIKE rejects patterns over 50,000 bytes; queries go up to
+	// [ports.MaxQueryBytes]).
+	Instr string
+	// Fuzzy is the fuzzy-search strategy.
+	Fuzzy Fuzzy
+	// SchemaBefore holds DDL run before the tables are created (Postgres:
+	// CREATE EXTENSION IF NOT EXISTS pg_trgm).
+	SchemaBefore []string
+	// SchemaAfter holds engine-only DDL run after the shared tables
+	// (Postgres: the GIN trigram index on entity names).
+	SchemaAfter []string
+	// Float8 wraps a SQL expression of type real (float4) so that it is
+	// scanned as an exact float64; "" leaves it as it is. Postgres:
+	// "(%s)::float8", because a float4 printed as text and parsed as a
+	// float64 may round differently.
+	Float8 string
+}

@@ -1,0 +1,84 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"unicode/utf8"
+
+	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/ports"
+	"github.com/uptrace/bun"
+)
+
+// RecordRun stores r.Normalize(), replacing any run with the same ID. The
+// body's length in runes is computed once here and stored, so that pages
+// report it without reading the body. See [ports.History].
+func (s *Store) RecordRun(ctx context.Context, r ports.Run) error {
+	r, err := r.Normalize()
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return s.wrap(s.tx(ctx, func(ctx context.Context, tx bun.IDB) error {
+		return upsert(ctx, tx, "bounded_runs",
+			[]string{"id", "endpoint_id", "started_at", "finished_at", "status", "status_code", "body", "body_chars"},
+			[]any{r.ID, r.EndpointID, micros(r.StartedAt), micros(r.FinishedAt), r.Status, r.StatusCode, r.Body, utf8.RuneCountInString(r.Body)},
+		)
+	}))
+}
+
+// ResponseHistory pages the runs of endpointID, newest first (StartedAt
+// descending, then ID descending): the page's IDs are read from the
+// history index in page order (skipped runs are never fetched), then their
+// rows. Only the first [ports.HistoryBodyChars] characters of each body
+// leave the database (substr counts characters on both engines); they are
+// clipped with [bounded.ClipPrefix] and the stored full length. See
+// [ports.History].
+func (s *Store) ResponseHistory(ctx context.Context, endpointID string, p bounded.Page) (bounded.Paged[ports.RunView], error) {
+	req, err := request(ports.ResponseHistoryLimits, p)
+	if err != nil {
+		return bounded.Paged[ports.RunView]{}, err
+	}
+	if err := ports.ValidateQuery("endpointID", endpointID); err != nil {
+		return bounded.Paged[ports.RunView]{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return bounded.Paged[ports.RunView]{}, err
+	}
+	q := paged{
+		count: "SELECT count(*) AS total FROM bounded_runs r WHERE r.endpoint_id = ?", countArgs: []any{endpointID},
+		page: "SELECT r.id AS id, r.endpoint_id AS endpoint_id, r.started_at AS started_at, r.finished_at AS finished_at, r.status AS status," +
+			" r.status_code AS status_code, substr(r.body, 1, ?) AS body, r.body_chars AS body_chars" +
+			" FROM (SELECT id FROM bounded_runs WHERE endpoint_id = ? ORDER BY started_at DESC, id DESC LIMIT ? OFFSET ?) AS k" +
+			" JOIN bounded_runs r ON r.id = k.id",
+		pageArgs: []any{ports.HistoryBodyChars, endpointID, req.Limit, req.Offset},
+		limited:  true,
+		order:    "p.started_at DESC, p.id DESC",
+	}
+	var total int64
+	var items []ports.RunView
+	err = s.run(ctx, q, req, func(rows *sql.Rows) error {
+		var id, endpoint, status, body string
+		var started, finished, code, chars int64
+		if err := rows.Scan(nint{&total}, nstr{&id}, nstr{&endpoint}, nint{&started}, nint{&finished}, nstr{&status},
+			nint{&code}, nstr{&body}, nint{&chars}); err != nil {
+			return err
+		}
+		if id == "" {
+			return nil
+		}
+		clipped, info := bounded.ClipPrefix(body, ports.HistoryBodyChars, int(chars))
+		items = append(items, ports.RunView{
+			ID: id, EndpointID: endpoint, StartedAt: fromMicros(started), FinishedAt: fromMicros(finished),
+			Status: status, StatusCode: int(code),
+			Body: clipped, BodyChars: info.OriginalChars, BodyTruncated: info.Clipped,
+		})
+		return nil
+	})
+	if err != nil {
+		return bounded.Paged[ports.RunView]{}, err
+	}
+	return bounded.Paged[ports.RunView]{Items: items, Page: req.Info(int(total), len(items))}, nil
+}

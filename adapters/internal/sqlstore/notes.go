@@ -1,0 +1,750 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/ports"
+	"github.com/uptrace/bun"
+)
+
+// noteRefCols are the columns of a NoteRef in page queries over notes n.
+const noteRefCols = "n.id AS id, n.title AS title, n.tags AS tags, n.updated_at AS updated_at"
+
+// foundNote is a count subquery column: 1 when the note named by its
+// argument exists, 0 otherwise.
+const foundNote = "(SELECT count(*) FROM bounded_notes WHERE id = ?) AS found"
+
+// existsTarget is 1 when the internal link l's target note exists.
+const existsTarget = "CASE WHEN l.is_external = 0 AND EXISTS (SELECT 1 FROM bounded_notes t WHERE t.id = l.target) THEN 1 ELSE 0 END"
+
+// PutNote stores n.Normalize() with its tags, links and parents, replacing
+// any note with the same ID, in one transaction. See [ports.Notes].
+func (s *Store) PutNote(ctx context.Context, n ports.Note) error {
+	n, err := n.Normalize()
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	updated := micros(n.UpdatedAt)
+	return s.wrap(s.tx(ctx, func(ctx context.Context, tx bun.IDB) error {
+		if err := upsert(ctx, tx, "bounded_notes",
+			[]string{"id", "title", "title_fold", "content", "content_fold", "tags", "created_at", "updated_at"},
+			[]any{n.ID, n.Title, ports.Fold(n.Title), n.Content, ports.Fold(n.Content), encodeList(n.Tags), micros(n.CreatedAt), updated},
+		); err != nil {
+			return err
+		}
+		if err := deleteNoteEdges(ctx, tx, n.ID); err != nil {
+			return err
+		}
+		tags := make([][]any, len(n.Tags))
+		for i, t := range n.Tags {
+			tags[i] = []any{n.ID, t, updated}
+		}
+		if err := insertRows(ctx, tx, "bounded_note_tags", []string{"note_id", "tag", "updated_at"}, tags, ""); err != nil {
+			return err
+		}
+		links := make([][]any, len(n.Links))
+		var back [][]any
+		seen := make(map[string]bool)
+		for i, l := range n.Links {
+			ext := 0
+			if l.External {
+				ext = 1
+			} else if !seen[l.Target] {
+				seen[l.Target] = true
+				back = append(back, []any{l.Target, n.ID, updated})
+			}
+			links[i] = []any{n.ID, i, l.Target, ext, l.Text, l.Domain()}
+		}
+		if err := insertRows(ctx, tx, "bounded_note_links", []string{"source_id", "pos", "target", "is_external", "link_text", "host"}, links, ""); err != nil {
+			return err
+		}
+		if err := insertRows(ctx, tx, "bounded_note_backlinks", []string{"target", "source_id", "updated_at"}, back, ""); err != nil {
+			return err
+		}
+		parents := make([][]any, len(n.Parents))
+		for i, p := range n.Parents {
+			parents[i] = []any{n.ID, p}
+		}
+		return insertRows(ctx, tx, "bounded_note_parents", []string{"note_id", "parent_id"}, parents, "")
+	}))
+}
+
+// deleteNoteEdges deletes the rows that note id owns in the side tables.
+func deleteNoteEdges(ctx context.Context, tx bun.IDB, id string) error {
+	for _, q := range []string{
+		"DELETE FROM bounded_note_tags WHERE note_id = ?",
+		"DELETE FROM bounded_note_links WHERE source_id = ?",
+		"DELETE FROM bounded_note_backlinks WHERE source_id = ?",
+		"DELETE FROM bounded_note_parents WHERE note_id = ?",
+	} {
+		if _, err := tx.ExecContext(ctx, q, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DeleteNote removes note id with its links and parent edges; links to it
+// become broken. See [ports.Notes].
+func (s *Store) DeleteNote(ctx context.Context, id string) error {
+	if err := ports.ValidateQuery("id", id); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return s.tx(ctx, func(ctx context.Context, tx bun.IDB) error {
+		res, err := tx.ExecContext(ctx, "DELETE FROM bounded_notes WHERE id = ?", id)
+		if err != nil {
+			return s.wrap(err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return s.wrap(err)
+		}
+		if n == 0 {
+			return notFound("note", id)
+		}
+		return s.wrap(deleteNoteEdges(ctx, tx, id))
+	})
+}
+
+// noteRow is a note read from bounded_notes.
+type noteRow struct {
+	id, title, tags, content string
+	created, updated         int64
+}
+
+func (r noteRow) ref() (ports.NoteRef, error) {
+	tags, err := decodeList(r.tags)
+	if err != nil {
+		return ports.NoteRef{}, err
+	}
+	return ports.NoteRef{ID: r.id, Title: r.title, Tags: tags, UpdatedAt: fromMicros(r.updated)}, nil
+}
+
+func (r noteRow) windowed(w bounded.Window) (ports.NoteContent, error) {
+	ref, err := r.ref()
+	if err != nil {
+		return ports.NoteContent{}, err
+	}
+	text, info, err := bounded.ApplyWindow(r.content, w)
+	if err != nil {
+		return ports.NoteContent{}, err
+	}
+	return ports.NoteContent{NoteRef: ref, CreatedAt: fromMicros(r.created), Content: text, Window: info}, nil
+}
+
+// GetNote returns note id with the window w of its content. The content is
+// read whole and windowed in Go. See [ports.Notes].
+func (s *Store) GetNote(ctx context.Context, id string, w bounded.Window) (ports.NoteContent, error) {
+	if err := ports.ValidateQuery("id", id); err != nil {
+		return ports.NoteContent{}, err
+	}
+	if _, _, err := w.Normalize(); err != nil {
+		return ports.NoteContent{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return ports.NoteContent{}, err
+	}
+	var r noteRow
+	err := s.db.QueryRowContext(ctx,
+		"SELECT id, title, tags, created_at, updated_at, content FROM bounded_notes WHERE id = ?", id,
+	).Scan(&r.id, &r.title, &r.tags, &r.created, &r.updated, &r.content)
+	if isNoRows(err) {
+		return ports.NoteContent{}, notFound("note", id)
+	}
+	if err != nil {
+		return ports.NoteContent{}, s.wrap(err)
+	}
+	return r.windowed(w)
+}
+
+// GetNotes returns the notes named by ids, in the order of ids, each with
+// the window w; ids naming no note are listed in Missing. See
+// [ports.Notes].
+func (s *Store) GetNotes(ctx context.Context, ids []string, w bounded.Window) (ports.GetNotesResult, error) {
+	switch {
+	case len(ids) == 0:
+		return ports.GetNotesResult{}, fmt.Errorf("%w: no ids given", ports.ErrInvalidQuery)
+	case len(ids) > ports.MaxGetNotes:
+		return ports.GetNotesResult{}, fmt.Errorf("%w: %d ids, over the maximum %d", ports.ErrInvalidQuery, len(ids), ports.MaxGetNotes)
+	}
+	for _, id := range ids {
+		if err := ports.ValidateQuery("id", id); err != nil {
+			return ports.GetNotesResult{}, err
+		}
+	}
+	if _, _, err := w.Normalize(); err != nil {
+		return ports.GetNotesResult{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return ports.GetNotesResult{}, err
+	}
+	found := make(map[string]noteRow, len(ids))
+	err := s.query(ctx,
+		"SELECT id, title, tags, created_at, updated_at, content FROM bounded_notes WHERE id IN (?)",
+		[]any{bun.In(ids)}, func(rows *sql.Rows) error {
+			var r noteRow
+			if err := rows.Scan(&r.id, &r.title, &r.tags, &r.created, &r.updated, &r.content); err != nil {
+				return err
+			}
+			found[r.id] = r
+			return nil
+		})
+	if err != nil {
+		return ports.GetNotesResult{}, err
+	}
+	var res ports.GetNotesResult
+	seen := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		r, ok := found[id]
+		if !ok {
+			res.Missing = append(res.Missing, id)
+			continue
+		}
+		nc, err := r.windowed(w)
+		if err != nil {
+			return ports.GetNotesResult{}, err
+		}
+		res.Notes = append(res.Notes, nc)
+	}
+	return res, nil
+}
+
+// noteRefs runs a paged query whose count has extra columns (besides the
+// total) and whose page has the noteRefCols, and returns the page and the
+// extra count columns.
+func (s *Store) noteRefs(ctx context.Context, q paged, req bounded.Request, extra int) (bounded.Paged[ports.NoteRef], []int64, error) {
+	var total int64
+	ext := make([]int64, extra)
+	var items []ports.NoteRef
+	err := s.run(ctx, q, req, func(rows *sql.Rows) error {
+		var r noteRow
+		dest := []any{nint{&total}}
+		for i := range ext {
+			dest = append(dest, nint{&ext[i]})
+		}
+		dest = append(dest, nstr{&r.id}, nstr{&r.title}, nstr{&r.tags}, nint{&r.updated})
+		if err := rows.Scan(dest...); err != nil {
+			return err
+		}
+		if r.id == "" {
+			return nil
+		}
+		ref, err := r.ref()
+		if err != nil {
+			return err
+		}
+		items = append(items, ref)
+		return nil
+	})
+	if err != nil {
+		return bounded.Paged[ports.NoteRef]{}, nil, err
+	}
+	return bounded.Paged[ports.NoteRef]{Items: items, Page: req.Info(int(total), len(items))}, ext, nil
+}
+
+// folderRange is the bytewise range [lo, hi) of the IDs that start with
+// folder+"/": '0' is the byte after '/'.
+func folderRange(folder string) (lo, hi string) { return folder + "/", folder + "0" }
+
+// ListNotes pages the notes that pass f, ordered by UpdatedAt descending,
+// then ID. See [ports.Notes].
+func (s *Store) ListNotes(ctx context.Context, f ports.ListFilter, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
+	req, err := request(ports.ListNotesLimits, p)
+	if err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	if f.Tag != "" {
+		if err := ports.ValidateQuery("tag", f.Tag); err != nil {
+			return bounded.Paged[ports.NoteRef]{}, err
+		}
+	}
+	if f.Folder != "" {
+		if err := ports.ValidateQuery("folder", f.Folder); err != nil {
+			return bounded.Paged[ports.NoteRef]{}, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	// The page's IDs come from a covering index in page order; only
+	// they are joined with their rows.
+	var q paged
+	if f.Tag != "" {
+		where, args := "t.tag = ?", []any{f.Tag}
+		if f.Folder != "" {
+			lo, hi := folderRange(f.Folder)
+			where += " AND t.note_id >= ? AND t.note_id < ?"
+			args = append(args, lo, hi)
+		}
+		q = paged{
+			count: "SELECT count(*) AS total FROM bounded_note_tags t WHERE " + where, countArgs: args,
+			page: "SELECT " + noteRefCols + " FROM (SELECT t.note_id AS id FROM bounded_note_tags t WHERE " + where +
+				" ORDER BY t.updated_at DESC, t.note_id LIMIT ? OFFSET ?) AS k JOIN bounded_notes n ON n.id = k.id",
+			pageArgs: append(args, req.Limit, req.Offset),
+		}
+	} else {
+		where, args := "", []any(nil)
+		if f.Folder != "" {
+			lo, hi := folderRange(f.Folder)
+			where, args = " WHERE n.id >= ? AND n.id < ?", []any{lo, hi}
+		}
+		q = paged{
+			count: "SELECT count(*) AS total FROM bounded_notes n" + where, countArgs: args,
+			page: "SELECT " + noteRefCols + " FROM (SELECT n.id AS id FROM bounded_notes n" + where +
+				" ORDER BY n.updated_at DESC, n.id LIMIT ? OFFSET ?) AS k JOIN bounded_notes n ON n.id = k.id",
+			pageArgs: append(args, req.Limit, req.Offset),
+		}
+	}
+	q.limited = true
+	q.order = "p.updated_at DESC, p.id"
+	page, _, err := s.noteRefs(ctx, q, req, 0)
+	return page, err
+}
+
+// SearchNotes pages the notes whose folded title or content contains the
+// folded query (a plain substring test, [Dialect.Instr]): title matches
+// first, then UpdatedAt descending, then ID.
+// See [ports.Notes].
+func (s *Store) SearchNotes(ctx context.Context, query string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
+	req, err := request(ports.SearchNotesLimits, p)
+	if err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	if err := ports.ValidateQuery("query", query); err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	q := ports.Fold(query)
+	in := func(col string) string { return s.d.Instr + "(" + col + ", ?) > 0" }
+	where := " WHERE " + in("n.title_fold") + " OR " + in("n.content_fold")
+	pq := paged{
+		count: "SELECT count(*) AS total FROM bounded_notes n" + where, countArgs: []any{q, q},
+		page: "SELECT " + noteRefCols + ", CASE WHEN " + in("n.title_fold") + " THEN 0 ELSE 1 END AS rnk FROM bounded_notes n" + where +
+			" ORDER BY rnk, n.updated_at DESC, n.id",
+		pageArgs: []any{q, q, q},
+		order:    "p.rnk, p.updated_at DESC, p.id",
+	}
+	var total, rank int64
+	var items []ports.NoteRef
+	err = s.run(ctx, pq, req, func(rows *sql.Rows) error {
+		var r noteRow
+		if err := rows.Scan(nint{&total}, nstr{&r.id}, nstr{&r.title}, nstr{&r.tags}, nint{&r.updated}, nint{&rank}); err != nil {
+			return err
+		}
+		if r.id == "" {
+			return nil
+		}
+		ref, err := r.ref()
+		if err != nil {
+			return err
+		}
+		items = append(items, ref)
+		return nil
+	})
+	if err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	return bounded.Paged[ports.NoteRef]{Items: items, Page: req.Info(int(total), len(items))}, nil
+}
+
+// SearchByLinks pages the notes matching q, ordered by UpdatedAt
+// descending, then ID. See [ports.Notes].
+func (s *Store) SearchByLinks(ctx context.Context, q ports.LinkQuery, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
+	req, err := request(ports.SearchByLinksLimits, p)
+	if err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	if err := q.Validate(); err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	// Each criterion is a semi-join written as id IN (subquery), not as a
+	// correlated EXISTS: SQLite 3.51's EXISTS-to-join rewrite counted
+	// OFFSET once per matching inner row (fixed in later releases).
+	var conds []string
+	var args []any
+	if len(q.HasLinksTo) > 0 {
+		conds = append(conds, "n.id IN (SELECT l.source_id FROM bounded_note_links l WHERE l.is_external = 0 AND l.target IN (?))")
+		args = append(args, bun.In(q.HasLinksTo))
+	}
+	if len(q.LinkedFrom) > 0 {
+		// Links are stored only for existing notes, so every source found
+		// here exists.
+		conds = append(conds, "n.id IN (SELECT l.target FROM bounded_note_links l WHERE l.is_external = 0 AND l.source_id IN (?))")
+		args = append(args, bun.In(q.LinkedFrom))
+	}
+	if len(q.ExternalDomains) > 0 {
+		// host = d, or host ends with "." + d: its last n characters are
+		// "." + d (length and substr count characters on both engines).
+		var or []string
+		for _, d := range q.ExternalDomains {
+			d = ports.Fold(d)
+			n := utf8.RuneCountInString(d) + 1
+			or = append(or, "l.host = ? OR (length(l.host) > ? AND substr(l.host, length(l.host) - ? + 1) = ?)")
+			args = append(args, d, n, n, "."+d)
+		}
+		conds = append(conds, "n.id IN (SELECT l.source_id FROM bounded_note_links l WHERE l.is_external = 1 AND ("+strings.Join(or, " OR ")+"))")
+	}
+	if q.BrokenLinks {
+		conds = append(conds, "n.id IN (SELECT l.source_id FROM bounded_note_links l WHERE l.is_external = 0 AND NOT EXISTS (SELECT 1 FROM bounded_notes t WHERE t.id = l.target))")
+	}
+	where := " WHERE " + strings.Join(conds, " AND ")
+	pq := paged{
+		count: "SELECT count(*) AS total FROM bounded_notes n" + where, countArgs: args,
+		page:     "SELECT " + noteRefCols + " FROM bounded_notes n" + where + " ORDER BY n.updated_at DESC, n.id",
+		pageArgs: args,
+		order:    "p.updated_at DESC, p.id",
+	}
+	page, _, err := s.noteRefs(ctx, pq, req, 0)
+	return page, err
+}
+
+// linkRefCols are the columns of a LinkRef in page queries over links l.
+const linkRefCols = "l.source_id AS source_id, l.pos AS pos, l.target AS target, l.is_external AS is_external, l.link_text AS link_text, " +
+	existsTarget + " AS target_exists"
+
+// scanLinkRef scans the linkRefCols into a LinkRef; ok is false for the
+// NULL row of an empty page.
+func scanLinkRef(dest []any, rows *sql.Rows) (ports.LinkRef, bool, error) {
+	var src, target, text string
+	var pos, ext, exists int64
+	dest = append(dest, nstr{&src}, nint{&pos}, nstr{&target}, nint{&ext}, nstr{&text}, nint{&exists})
+	if err := rows.Scan(dest...); err != nil {
+		return ports.LinkRef{}, false, err
+	}
+	if src == "" {
+		return ports.LinkRef{}, false, nil
+	}
+	return ports.LinkRef{SourceID: src, Position: int(pos), Target: target, External: ext == 1, Text: text, Exists: exists == 1}, true, nil
+}
+
+// FindBrokenLinks pages the internal links whose target note does not
+// exist, ordered by source ID, then position. See [ports.Notes].
+func (s *Store) FindBrokenLinks(ctx context.Context, p bounded.Page) (bounded.Paged[ports.LinkRef], error) {
+	req, err := request(ports.FindBrokenLinksLimits, p)
+	if err != nil {
+		return bounded.Paged[ports.LinkRef]{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return bounded.Paged[ports.LinkRef]{}, err
+	}
+	const where = " WHERE l.is_external = 0 AND NOT EXISTS (SELECT 1 FROM bounded_notes t WHERE t.id = l.target)"
+	q := paged{
+		count: "SELECT count(*) AS total FROM bounded_note_links l" + where,
+		page:  "SELECT " + linkRefCols + " FROM bounded_note_links l" + where + " ORDER BY l.source_id, l.pos",
+		order: "p.source_id, p.pos",
+	}
+	var total int64
+	var items []ports.LinkRef
+	err = s.run(ctx, q, req, func(rows *sql.Rows) error {
+		l, ok, err := scanLinkRef([]any{nint{&total}}, rows)
+		if ok {
+			items = append(items, l)
+		}
+		return err
+	})
+	if err != nil {
+		return bounded.Paged[ports.LinkRef]{}, err
+	}
+	return bounded.Paged[ports.LinkRef]{Items: items, Page: req.Info(int(total), len(items))}, nil
+}
+
+// NoteLinks pages note id's internal and external links (by position) and
+// its incoming links (by source ID, then position), all three pages and
+// their totals read by one statement. See [ports.Notes].
+func (s *Store) NoteLinks(ctx context.Context, id string, p ports.NoteLinksPages) (ports.NoteLinks, error) {
+	var reqs [3]bounded.Request
+	for i, pg := range []bounded.Page{p.Internal, p.External, p.Incoming} {
+		req, err := request(ports.NoteLinksLimits, pg)
+		if err != nil {
+			return ports.NoteLinks{}, err
+		}
+		reqs[i] = req
+	}
+	if err := ports.ValidateQuery("id", id); err != nil {
+		return ports.NoteLinks{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return ports.NoteLinks{}, err
+	}
+	query := `SELECT c.*, p.* FROM (SELECT ` + foundNote + `,
+		(SELECT count(*) FROM bounded_note_links WHERE source_id = ? AND is_external = 0) AS n_internal,
+		(SELECT count(*) FROM bounded_note_links WHERE source_id = ? AND is_external = 1) AS n_external,
+		(SELECT count(*) FROM bounded_note_links WHERE target = ? AND is_external = 0) AS n_incoming) AS c
+	LEFT JOIN (
+		SELECT * FROM (SELECT 0 AS cat, ` + linkRefCols + ` FROM bounded_note_links l
+			WHERE l.source_id = ? AND l.is_external = 0 ORDER BY l.pos LIMIT ? OFFSET ?) AS a
+		UNION ALL
+		SELECT * FROM (SELECT 1 AS cat, ` + linkRefCols + ` FROM bounded_note_links l
+			WHERE l.source_id = ? AND l.is_external = 1 ORDER BY l.pos LIMIT ? OFFSET ?) AS b
+		UNION ALL
+		SELECT * FROM (SELECT 2 AS cat, ` + linkRefCols + ` FROM bounded_note_links l
+			WHERE l.target = ? AND l.is_external = 0 ORDER BY l.source_id, l.pos LIMIT ? OFFSET ?) AS i
+	) AS p ON TRUE ORDER BY p.cat, p.source_id, p.pos`
+	args := []any{id, id, id, id,
+		id, reqs[0].Limit, reqs[0].Offset,
+		id, reqs[1].Limit, reqs[1].Offset,
+		id, reqs[2].Limit, reqs[2].Offset}
+	var found int64
+	var totals [3]int64
+	var items [3][]ports.LinkRef
+	err := s.query(ctx, query, args, func(rows *sql.Rows) error {
+		var cat int64
+		l, ok, err := scanLinkRef([]any{nint{&found}, nint{&totals[0]}, nint{&totals[1]}, nint{&totals[2]}, nint{&cat}}, rows)
+		if ok {
+			if cat < 0 || cat > 2 {
+				return fmt.Errorf("unexpected link category %d", cat)
+			}
+			items[cat] = append(items[cat], l)
+		}
+		return err
+	})
+	if err != nil {
+		return ports.NoteLinks{}, err
+	}
+	if found == 0 {
+		return ports.NoteLinks{}, notFound("note", id)
+	}
+	page := func(i int) bounded.Paged[ports.LinkRef] {
+		return bounded.Paged[ports.LinkRef]{Items: items[i], Page: reqs[i].Info(int(totals[i]), len(items[i]))}
+	}
+	return ports.NoteLinks{Internal: page(0), External: page(1), Incoming: page(2)}, nil
+}
+
+// Backlinks pages the notes with an internal link to id, ordered by
+// UpdatedAt descending, then ID: the page's IDs are read from the
+// backlinks index in page order (skipped notes are never fetched), then
+// their rows. See [ports.Notes].
+func (s *Store) Backlinks(ctx context.Context, id string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
+	req, err := request(ports.BacklinksLimits, p)
+	if err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	if err := ports.ValidateQuery("id", id); err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	q := paged{
+		count: "SELECT count(*) AS total FROM bounded_note_backlinks b WHERE b.target = ?", countArgs: []any{id},
+		page: "SELECT " + noteRefCols + " FROM (SELECT b.source_id AS id FROM bounded_note_backlinks b" +
+			" WHERE b.target = ? ORDER BY b.updated_at DESC, b.source_id LIMIT ? OFFSET ?) AS k JOIN bounded_notes n ON n.id = k.id",
+		pageArgs: []any{id, req.Limit, req.Offset},
+		limited:  true,
+		order:    "p.updated_at DESC, p.id",
+	}
+	page, _, err := s.noteRefs(ctx, q, req, 0)
+	return page, err
+}
+
+// Children pages the notes naming id as a parent, ordered by title, then
+// ID. See [ports.Notes].
+func (s *Store) Children(ctx context.Context, id string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
+	req, err := request(ports.ChildrenLimits, p)
+	if err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	if err := ports.ValidateQuery("id", id); err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	// Parent edges are stored only for existing notes: every child exists.
+	q := paged{
+		count:     "SELECT count(*) AS total, " + foundNote + " FROM bounded_note_parents r WHERE r.parent_id = ?",
+		countArgs: []any{id, id},
+		page: "SELECT " + noteRefCols + " FROM bounded_note_parents r JOIN bounded_notes n ON n.id = r.note_id" +
+			" WHERE r.parent_id = ? ORDER BY n.title, n.id",
+		pageArgs: []any{id},
+		order:    "p.title, p.id",
+	}
+	return s.noteRefsOf(ctx, q, req, id)
+}
+
+// noteRefsOf runs a paged query whose count has a found column (after the
+// total) and returns [ports.ErrNotFound] when note id does not exist.
+func (s *Store) noteRefsOf(ctx context.Context, q paged, req bounded.Request, id string) (bounded.Paged[ports.NoteRef], error) {
+	page, ext, err := s.noteRefs(ctx, q, req, 1)
+	if err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	if ext[0] == 0 {
+		return bounded.Paged[ports.NoteRef]{}, notFound("note", id)
+	}
+	return page, nil
+}
+
+// Parents pages the existing notes that note id names as parents, ordered
+// by title, then ID. See [ports.Notes].
+func (s *Store) Parents(ctx context.Context, id string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
+	req, err := request(ports.ParentsLimits, p)
+	if err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	if err := ports.ValidateQuery("id", id); err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	const from = " FROM bounded_note_parents r JOIN bounded_notes n ON n.id = r.parent_id WHERE r.note_id = ?"
+	q := paged{
+		count:     "SELECT count(*) AS total, " + foundNote + from,
+		countArgs: []any{id, id},
+		page:      "SELECT " + noteRefCols + from + " ORDER BY n.title, n.id",
+		pageArgs:  []any{id},
+		order:     "p.title, p.id",
+	}
+	return s.noteRefsOf(ctx, q, req, id)
+}
+
+// Descendants pages the notes below id down to maxDepth levels, each at its
+// shortest depth, ordered by depth, title, then ID: a recursive walk in
+// SQL bounded by the depth. See [ports.Notes].
+func (s *Store) Descendants(ctx context.Context, id string, maxDepth int, p bounded.Page) (bounded.Paged[ports.Descendant], error) {
+	req, err := request(ports.DescendantsLimits, p)
+	if err != nil {
+		return bounded.Paged[ports.Descendant]{}, err
+	}
+	if err := ports.ValidateQuery("id", id); err != nil {
+		return bounded.Paged[ports.Descendant]{}, err
+	}
+	switch {
+	case maxDepth == 0:
+		maxDepth = ports.DefaultDescendantDepth
+	case maxDepth < 0 || maxDepth > ports.MaxDescendantDepth:
+		return bounded.Paged[ports.Descendant]{}, fmt.Errorf("%w: maxDepth %d is not in [0, %d]", ports.ErrInvalidQuery, maxDepth, ports.MaxDescendantDepth)
+	}
+	if err := ctx.Err(); err != nil {
+		return bounded.Paged[ports.Descendant]{}, err
+	}
+	// UNION (not UNION ALL) keeps each (note, depth) once, so the walk
+	// is bounded by notes x maxDepth rows even on cycles.
+	q := paged{
+		with: `WITH RECURSIVE walk(id, depth) AS (
+			SELECT note_id, 1 FROM bounded_note_parents WHERE parent_id = ?
+			UNION
+			SELECT r.note_id, w.depth + 1 FROM walk w JOIN bounded_note_parents r ON r.parent_id = w.id WHERE w.depth < ?
+		), below AS (SELECT id, min(depth) AS depth FROM walk WHERE id <> ? GROUP BY id)`,
+		withArgs:  []any{id, maxDepth, id},
+		count:     "SELECT count(*) AS total, " + foundNote + " FROM below",
+		countArgs: []any{id},
+		page:      "SELECT " + noteRefCols + ", d.depth AS depth FROM below d JOIN bounded_notes n ON n.id = d.id ORDER BY d.depth, n.title, n.id",
+		order:     "p.depth, p.title, p.id",
+	}
+	var total, found int64
+	var items []ports.Descendant
+	err = s.run(ctx, q, req, func(rows *sql.Rows) error {
+		var r noteRow
+		var depth int64
+		if err := rows.Scan(nint{&total}, nint{&found}, nstr{&r.id}, nstr{&r.title}, nstr{&r.tags}, nint{&r.updated}, nint{&depth}); err != nil {
+			return err
+		}
+		if r.id == "" {
+			return nil
+		}
+		ref, err := r.ref()
+		if err != nil {
+			return err
+		}
+		items = append(items, ports.Descendant{NoteRef: ref, Depth: int(depth)})
+		return nil
+	})
+	if err != nil {
+		return bounded.Paged[ports.Descendant]{}, err
+	}
+	if found == 0 {
+		return bounded.Paged[ports.Descendant]{}, notFound("note", id)
+	}
+	return bounded.Paged[ports.Descendant]{Items: items, Page: req.Info(int(total), len(items))}, nil
+}
+
+// RelatedNotes pages the notes related to id, scored and ordered in SQL
+// (score descending, then ID). See [ports.Notes].
+func (s *Store) RelatedNotes(ctx context.Context, id string, p bounded.Page) (bounded.Paged[ports.Related], error) {
+	req, err := request(ports.RelatedNotesLimits, p)
+	if err != nil {
+		return bounded.Paged[ports.Related]{}, err
+	}
+	if err := ports.ValidateQuery("id", id); err != nil {
+		return bounded.Paged[ports.Related]{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return bounded.Paged[ports.Related]{}, err
+	}
+	q := paged{
+		with: `WITH base_tags AS (SELECT tag FROM bounded_note_tags WHERE note_id = ?),
+		base_targets AS (SELECT DISTINCT target FROM bounded_note_links WHERE source_id = ? AND is_external = 0),
+		st AS (SELECT t.note_id AS id, count(*) AS c FROM bounded_note_tags t JOIN base_tags b ON b.tag = t.tag GROUP BY t.note_id),
+		sl AS (SELECT x.source_id AS id, count(*) AS c FROM (
+			SELECT DISTINCT l.source_id, l.target FROM bounded_note_links l JOIN base_targets b ON b.target = l.target WHERE l.is_external = 0
+		) AS x GROUP BY x.source_id),
+		lf AS (SELECT DISTINCT source_id AS id FROM bounded_note_links WHERE target = ? AND is_external = 0),
+		cand AS (SELECT id FROM st UNION SELECT id FROM sl UNION SELECT target FROM base_targets UNION SELECT id FROM lf),
+		scored AS (
+			SELECT n.id, n.title, n.tags, n.updated_at,
+				COALESCE(st.c, 0) AS shared_tags, COALESCE(sl.c, 0) AS shared_links,
+				CASE WHEN bt.target IS NULL THEN 0 ELSE 1 END AS links_to,
+				CASE WHEN lf.id IS NULL THEN 0 ELSE 1 END AS linked_from
+			FROM cand JOIN bounded_notes n ON n.id = cand.id
+			LEFT JOIN st ON st.id = n.id
+			LEFT JOIN sl ON sl.id = n.id
+			LEFT JOIN base_targets bt ON bt.target = n.id
+			LEFT JOIN lf ON lf.id = n.id
+			WHERE n.id <> ?
+		),
+		rel AS (SELECT scored.*, shared_tags + shared_links + CASE WHEN links_to = 1 OR linked_from = 1 THEN 2 ELSE 0 END AS score FROM scored)`,
+		withArgs:  []any{id, id, id, id},
+		count:     "SELECT count(*) AS total, " + foundNote + " FROM rel",
+		countArgs: []any{id},
+		page:      "SELECT id, title, tags, updated_at, shared_tags, shared_links, links_to, linked_from, score FROM rel ORDER BY score DESC, id",
+		order:     "p.score DESC, p.id",
+	}
+	var total, found int64
+	var items []ports.Related
+	err = s.run(ctx, q, req, func(rows *sql.Rows) error {
+		var r noteRow
+		var tags, links, to, from, score int64
+		if err := rows.Scan(nint{&total}, nint{&found}, nstr{&r.id}, nstr{&r.title}, nstr{&r.tags}, nint{&r.updated},
+			nint{&tags}, nint{&links}, nint{&to}, nint{&from}, nint{&score}); err != nil {
+			return err
+		}
+		if r.id == "" {
+			return nil
+		}
+		ref, err := r.ref()
+		if err != nil {
+			return err
+		}
+		items = append(items, ports.Related{NoteRef: ref, Score: int(score), SharedTags: int(tags), SharedLinks: int(links), LinksTo: to == 1, LinkedFrom: from == 1})
+		return nil
+	})
+	if err != nil {
+		return bounded.Paged[ports.Related]{}, err
+	}
+	if found == 0 {
+		return bounded.Paged[ports.Related]{}, notFound("note", id)
+	}
+	return bounded.Paged[ports.Related]{Items: items, Page: req.Info(int(total), len(items))}, nil
+}

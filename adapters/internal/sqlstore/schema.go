@@ -1,0 +1,146 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/uptrace/bun"
+)
+
+// schema is the DDL of the shared tables; {T} stands for [Dialect.Text].
+// Every statement is idempotent (IF NOT EXISTS), so New may run it on every
+// start. There is no migration framework yet: a future schema change will
+// add one (bun's migrate package) and start from this version.
+//
+// Times are BIGINT unix microseconds (UTC): exact, sortable and identical
+// on every engine. Folded copies (*_fold) hold [ports.Fold] of the text,
+// computed in Go, so that case-insensitive matching is the same everywhere.
+// Tags and observations are also kept on their row as JSON, so that a page
+// is read by one statement; the side tables serve filtering.
+//
+// Each index matches the ORDER BY it serves, direction included. Large
+// columns come last in their rows: SQLite reads a row's columns in order,
+// through the overflow pages of any large one before them.
+var schema = []string{
+	`CREATE TABLE IF NOT EXISTS bounded_notes (
+		id {T} NOT NULL PRIMARY KEY,
+		title {T} NOT NULL,
+		tags {T} NOT NULL,
+		created_at BIGINT NOT NULL,
+		updated_at BIGINT NOT NULL,
+		title_fold {T} NOT NULL,
+		content {T} NOT NULL,
+		content_fold {T} NOT NULL
+	)`,
+	// ListNotes, SearchByLinks: ORDER BY updated_at DESC, id.
+	`CREATE INDEX IF NOT EXISTS bounded_notes_updated ON bounded_notes (updated_at DESC, id)`,
+	// The note's updated_at is copied here so that ListNotes by tag walks
+	// an index in page order.
+	`CREATE TABLE IF NOT EXISTS bounded_note_tags (
+		note_id {T} NOT NULL,
+		tag {T} NOT NULL,
+		updated_at BIGINT NOT NULL,
+		PRIMARY KEY (note_id, tag)
+	)`,
+	`CREATE INDEX IF NOT EXISTS bounded_note_tags_list ON bounded_note_tags (tag, updated_at DESC, note_id)`,
+	`CREATE TABLE IF NOT EXISTS bounded_note_links (
+		source_id {T} NOT NULL,
+		pos BIGINT NOT NULL,
+		target {T} NOT NULL,
+		is_external SMALLINT NOT NULL,
+		link_text {T} NOT NULL,
+		host {T} NOT NULL,
+		PRIMARY KEY (source_id, pos)
+	)`,
+	// Incoming links: ORDER BY source_id, pos for one target.
+	`CREATE INDEX IF NOT EXISTS bounded_note_links_target ON bounded_note_links (target, is_external, source_id, pos)`,
+	// One row per (target, source) pair of internal links, with the
+	// source's updated_at, so that Backlinks walks an index in page order.
+	`CREATE TABLE IF NOT EXISTS bounded_note_backlinks (
+		target {T} NOT NULL,
+		source_id {T} NOT NULL,
+		updated_at BIGINT NOT NULL,
+		PRIMARY KEY (target, source_id)
+	)`,
+	`CREATE INDEX IF NOT EXISTS bounded_note_backlinks_list ON bounded_note_backlinks (target, updated_at DESC, source_id)`,
+	`CREATE INDEX IF NOT EXISTS bounded_note_backlinks_source ON bounded_note_backlinks (source_id)`,
+	`CREATE TABLE IF NOT EXISTS bounded_note_parents (
+		note_id {T} NOT NULL,
+		parent_id {T} NOT NULL,
+		PRIMARY KEY (note_id, parent_id)
+	)`,
+	`CREATE INDEX IF NOT EXISTS bounded_note_parents_parent ON bounded_note_parents (parent_id, note_id)`,
+
+	`CREATE TABLE IF NOT EXISTS bounded_entities (
+		name {T} NOT NULL PRIMARY KEY,
+		entity_type {T} NOT NULL,
+		tags {T} NOT NULL,
+		updated_at BIGINT NOT NULL,
+		trigram_count BIGINT NOT NULL,
+		name_fold {T} NOT NULL,
+		type_fold {T} NOT NULL,
+		observations {T} NOT NULL
+	)`,
+	`CREATE INDEX IF NOT EXISTS bounded_entities_updated ON bounded_entities (updated_at DESC, name)`,
+	`CREATE TABLE IF NOT EXISTS bounded_entity_observations (
+		name {T} NOT NULL,
+		pos BIGINT NOT NULL,
+		fold {T} NOT NULL,
+		PRIMARY KEY (name, pos)
+	)`,
+	`CREATE TABLE IF NOT EXISTS bounded_entity_tags (
+		name {T} NOT NULL,
+		tag {T} NOT NULL,
+		PRIMARY KEY (name, tag)
+	)`,
+	`CREATE INDEX IF NOT EXISTS bounded_entity_tags_tag ON bounded_entity_tags (tag, name)`,
+	// Filled only under FuzzyTrigramTable.
+	`CREATE TABLE IF NOT EXISTS bounded_entity_trigrams (
+		trigram {T} NOT NULL,
+		name {T} NOT NULL,
+		PRIMARY KEY (trigram, name)
+	)`,
+
+	`CREATE TABLE IF NOT EXISTS bounded_runs (
+		id {T} NOT NULL PRIMARY KEY,
+		endpoint_id {T} NOT NULL,
+		started_at BIGINT NOT NULL,
+		finished_at BIGINT NOT NULL,
+		status {T} NOT NULL,
+		status_code BIGINT NOT NULL,
+		body_chars BIGINT NOT NULL,
+		body {T} NOT NULL
+	)`,
+	// ResponseHistory: ORDER BY started_at DESC, id DESC for one endpoint.
+	`CREATE INDEX IF NOT EXISTS bounded_runs_history ON bounded_runs (endpoint_id, started_at DESC, id DESC)`,
+
+	`CREATE TABLE IF NOT EXISTS bounded_chunks (
+		id {T} NOT NULL PRIMARY KEY,
+		file_path {T} NOT NULL,
+		language {T} NOT NULL,
+		start_line BIGINT NOT NULL,
+		end_line BIGINT NOT NULL,
+		content {T} NOT NULL,
+		context_before {T} NOT NULL,
+		context_after {T} NOT NULL
+	)`,
+	`CREATE TABLE IF NOT EXISTS bounded_chunk_terms (
+		term {T} NOT NULL,
+		chunk_id {T} NOT NULL,
+		PRIMARY KEY (term, chunk_id)
+	)`,
+	`CREATE INDEX IF NOT EXISTS bounded_chunk_terms_chunk ON bounded_chunk_terms (chunk_id)`,
+}
+
+// createSchema runs the dialect's DDL and the shared tables' on db.
+func createSchema(ctx context.Context, db bun.IDB, d Dialect) error {
+	stmts := append(append(append([]string(nil), d.SchemaBefore...), schema...), d.SchemaAfter...)
+	for _, s := range stmts {
+		s = strings.ReplaceAll(s, "{T}", d.Text)
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("%s: create schema: %w", d.Name, err)
+		}
+	}
+	return nil
+}

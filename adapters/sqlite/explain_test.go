@@ -1,0 +1,136 @@
+package sqlite_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/adapters/sqlite"
+	"github.com/boundedkit/bounded/ports"
+	"github.com/uptrace/bun"
+)
+
+// recorder is a bun query hook keeping the last SELECT run.
+type recorder struct {
+	mu   sync.Mutex
+	last string
+}
+
+func (r *recorder) BeforeQuery(ctx context.Context, e *bun.QueryEvent) context.Context { return ctx }
+
+func (r *recorder) AfterQuery(ctx context.Context, e *bun.QueryEvent) {
+	if strings.HasPrefix(strings.TrimSpace(e.Query), "SELECT") || strings.HasPrefix(strings.TrimSpace(e.Query), "WITH") {
+		r.mu.Lock()
+		r.last = e.Query
+		r.mu.Unlock()
+	}
+}
+
+// step is one line of EXPLAIN QUERY PLAN.
+type step struct {
+	id, parent int
+	detail     string
+}
+
+// plan returns SQLite's query plan of query.
+func plan(t *testing.T, db *bun.DB, query string) []step {
+	t.Helper()
+	rows, err := db.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var steps []step
+	for rows.Next() {
+		var s step
+		var notused int
+		if err := rows.Scan(&s.id, &s.parent, &notused, &s.detail); err != nil {
+			t.Fatal(err)
+		}
+		steps = append(steps, s)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return steps
+}
+
+func format(steps []step) string {
+	var b strings.Builder
+	for _, s := range steps {
+		fmt.Fprintf(&b, "%d<%d %s\n", s.id, s.parent, s.detail)
+	}
+	return b.String()
+}
+
+// TestPlans checks that the main list methods page in index order: their
+// page subquery never sorts in a temporary B-tree. (The outer query may
+// re-sort the one page it returns.)
+func TestPlans(t *testing.T) {
+	ctx := context.Background()
+	s, db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "plan.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rec := &recorder{}
+	db.AddQueryHook(rec)
+	for i := range 50 {
+		n := ports.Note{ID: fmt.Sprintf("n%02d", i), Title: "t", Tags: []string{"x"},
+			Links: []ports.Link{{Target: "hub"}, {Target: "gone"}}}
+		if err := s.PutNote(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.RecordRun(ctx, ports.Run{ID: n.ID, EndpointID: "ep"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.ExecContext(ctx, "ANALYZE"); err != nil {
+		t.Fatal(err)
+	}
+	p := bounded.Page{Limit: 10, Offset: 20}
+	for _, c := range []struct {
+		name string
+		call func() error
+	}{
+		{"ListNotes", func() error { _, err := s.ListNotes(ctx, ports.ListFilter{}, p); return err }},
+		{"ListNotes/tag", func() error { _, err := s.ListNotes(ctx, ports.ListFilter{Tag: "x"}, p); return err }},
+		{"Backlinks", func() error { _, err := s.Backlinks(ctx, "hub", p); return err }},
+		{"ResponseHistory", func() error { _, err := s.ResponseHistory(ctx, "ep", p); return err }},
+		{"FindBrokenLinks", func() error { _, err := s.FindBrokenLinks(ctx, p); return err }},
+	} {
+		if err := c.call(); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		steps := plan(t, db, rec.last)
+		// The page is the subquery materialized as p (with the keys of
+		// the page in its subquery k, scanned as a co-routine): it must
+		// read an index in page order, never sort. The outer query may
+		// sort the at most Limit rows of the page (parent 0).
+		pageRoot := -1
+		for _, st := range steps {
+			if st.detail == "MATERIALIZE p" || st.detail == "CO-ROUTINE p" {
+				pageRoot = st.id
+			}
+		}
+		if pageRoot < 0 {
+			t.Fatalf("%s: no page subquery in the plan:\n%s", c.name, format(steps))
+		}
+		inPage := map[int]bool{pageRoot: true}
+		for _, st := range steps { // parents come before their children
+			if inPage[st.parent] {
+				inPage[st.id] = true
+				if strings.Contains(st.detail, "TEMP B-TREE") {
+					t.Errorf("%s: the page subquery sorts (%s):\n%s", c.name, st.detail, format(steps))
+				}
+			}
+			if strings.Contains(st.detail, "SCAN") && !strings.Contains(st.detail, "INDEX") && inPage[st.id] && st.detail != "SCAN k" {
+				t.Errorf("%s: the page subquery scans a table without an index (%s):\n%s", c.name, st.detail, format(steps))
+			}
+		}
+	}
+}

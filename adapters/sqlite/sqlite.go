@@ -1,0 +1,122 @@
+// Package sqlite stores every port of package ports (notes, knowledge
+// graph, response history, code search) in SQLite through bun, paging
+// inside the database: each page is one statement computing the exact
+// total and ORDER BY ... LIMIT ... OFFSET ... over indexes that match the
+// order.
+//
+//	store, db, err := sqlite.Open(ctx, "vault.db")
+//	if err != nil { ... }
+//	defer db.Close()
+//	_ = store.PutNote(ctx, ports.Note{ID: "projects/alpha", Title: "Alpha"})
+//	page, err := store.ListNotes(ctx, ports.ListFilter{}, bounded.Page{Limit: 20})
+//
+// [New] takes any bun.IDB with the SQLite dialect, including a bun.Tx, so
+// the store can work inside the caller's transaction. The schema is
+// created by New with CREATE TABLE/INDEX IF NOT EXISTS: idempotent, run on
+// every start (there is no migration framework yet; tables are prefixed
+// "bounded_").
+//
+// Fuzzy search computes pg_trgm's similarity exactly from a side table of
+// the entity names' trigrams, filled in Go with [ports.Trigrams]; it needs
+// no extension or scalar function, so it works with every SQLite driver.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/boundedkit/bounded/adapters/internal/sqlstore"
+	"github.com/boundedkit/bounded/ports"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+	"github.com/uptrace/bun/driver/sqliteshim"
+)
+
+// Dialect is the SQLite dialect of the shared store: TEXT columns (BINARY
+// collation: bytewise) and fuzzy search over a trigram side table.
+var Dialect = sqlstore.Dialect{
+	Name:  "sqlite",
+	Text:  "TEXT",
+	Instr: "instr",
+	Fuzzy: sqlstore.FuzzyTrigramTable,
+}
+
+// Store implements [ports.Notes], [ports.Knowledge], [ports.History] and
+// [ports.Code] on SQLite. Each method's contract (order, limits, errors) is
+// documented on the port interface.
+type Store struct {
+	*sqlstore.Store
+}
+
+// Every port is implemented by *Store.
+var (
+	_ ports.Notes     = (*Store)(nil)
+	_ ports.Knowledge = (*Store)(nil)
+	_ ports.History   = (*Store)(nil)
+	_ ports.Code      = (*Store)(nil)
+)
+
+// New creates the schema on db if it is missing and returns a store using
+// db. db is a *bun.DB, bun.Conn or bun.Tx with the SQLite dialect; with a
+// bun.Tx, the schema is created and every later call runs inside that
+// transaction (writes in savepoints).
+func New(ctx context.Context, db bun.IDB) (*Store, error) {
+	if db == nil {
+		return nil, fmt.Errorf("sqlite: nil database")
+	}
+	if name := db.Dialect().Name().String(); name != "sqlite" {
+		return nil, fmt.Errorf("sqlite: database has the %s dialect", name)
+	}
+	s, err := sqlstore.New(ctx, db, Dialect)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{s}, nil
+}
+
+// Open opens (creating it if needed) the SQLite database file at path with
+// the driver bun's sqliteshim selects (pure-Go modernc.org/sqlite on the
+// common platforms, mattn/go-sqlite3 with cgo elsewhere), in WAL mode with
+// busy_timeout 5000 ms and foreign keys on, and returns a store on it with
+// the bun.DB to close when done.
+//
+// The pool holds one connection: SQLite allows one writer at a time, and
+// one connection makes every write of this process wait its turn instead
+// of failing with SQLITE_BUSY (busy_timeout covers other processes).
+func Open(ctx context.Context, path string) (*Store, *bun.DB, error) {
+	sqldb, err := sql.Open(sqliteshim.ShimName, dsn(path))
+	if err != nil {
+		return nil, nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	sqldb.SetMaxOpenConns(1)
+	db := bun.NewDB(sqldb, sqlitedialect.New())
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	s, err := New(ctx, db)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return s, db, nil
+}
+
+// dsn is the data source name of the database file at path, with the
+// pragmas of Open spelled for the driver sqliteshim selected.
+func dsn(path string) string {
+	sep := "?"
+	if strings.Contains(path, "?") {
+		sep = "&"
+	}
+	if !strings.HasPrefix(path, "file:") {
+		path = "file:" + (&url.URL{Path: path}).EscapedPath()
+	}
+	if sqliteshim.DriverName() == "sqlite3" { // mattn/go-sqlite3
+		return path + sep + "_journal_mode=WAL&_busy_timeout=5000&_foreign_keys=1"
+	}
+	return path + sep + "_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)"
+}

@@ -1,0 +1,261 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/ports"
+)
+
+// envelopeReserve is the part of a budget kept for the envelope around the
+// longest text of one result: pagination, truncation report, the hint and
+// next call without the caller's arguments, and the result's other fields.
+const envelopeReserve = 1000
+
+// room is the most characters the encoded text of one result may take, so
+// that a single result rarely needs the budget's last-resort clip (which
+// cannot say where the text continues): the budget less the envelope and
+// the caller's arguments, which come back twice (in the hint and in next).
+func (r *request) room() int {
+	return max(r.budget.LimitChars()-envelopeReserve-2*r.in.size, 200)
+}
+
+// clipText clips s to maxChars runes (0: no limit) with [bounded.Clip], and
+// further until its JSON encoding takes at most room characters.
+func clipText(s string, maxChars, room int) (string, bounded.ClipInfo) {
+	limit := room
+	if maxChars > 0 && maxChars < limit {
+		limit = maxChars
+	}
+	out, info := bounded.Clip(s, limit)
+	for limit > 0 {
+		enc := encodedRunes(out)
+		if enc <= room {
+			break
+		}
+		limit = max(limit-(enc-room), 0)
+		out, info = bounded.Clip(s, limit)
+	}
+	return out, info
+}
+
+// encodedRunes is the number of characters of s encoded as a JSON string by
+// encoding/json with HTML escaping off, quotes included.
+func encodedRunes(s string) int {
+	n := 2
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1, r == '\u2028', r == '\u2029':
+			n += 6
+		case r == '"', r == '\\', r == '\n', r == '\r', r == '\t':
+			n += 2
+		case r < 0x20:
+			n += 6
+		default:
+			n++
+		}
+		i += size
+	}
+	return n
+}
+
+// keptPrefix is the part of s that a clip described by info kept.
+func keptPrefix(s string, info bounded.ClipInfo) string {
+	keep := info.OriginalChars - info.RemovedChars
+	for i := range s {
+		if keep == 0 {
+			return s[:i]
+		}
+		keep--
+	}
+	return s
+}
+
+// noteContentItem is the view of a note window, the i-th of n results: its
+// content clipped by the access mode and to room characters encoded, with
+// the window info corrected for the clip and the call for the lines that
+// follow.
+func (s *Set) noteContentItem(r *request, nc ports.NoteContent, n, i, room int) NoteContentItem {
+	it := NoteContentItem{ID: nc.ID, Title: nc.Title}
+	if r.detailed {
+		it.Tags = nc.Tags
+		it.CreatedAt = timePtr(nc.CreatedAt)
+		it.UpdatedAt = timePtr(nc.UpdatedAt)
+	}
+	win := nc.Window
+	it.ContentMetadata = &win
+	limit := s.policy.ContentChars(n, i)
+	if limit < 0 {
+		it.Withheld = []string{"content"}
+		win.NextOffset = 0
+		return it
+	}
+	text, clip := clipText(nc.Content, limit, room)
+	it.Content = &text
+	if clip.Clipped {
+		it.ContentClip = &clip
+		kept := keptPrefix(nc.Content, clip)
+		lines := strings.Count(kept, "\n")
+		win.ReturnedLines = lines
+		if kept != "" && !strings.HasSuffix(kept, "\n") {
+			win.ReturnedLines++ // a clipped last line
+		}
+		// Continue at the first line not returned whole; a single line
+		// longer than the clip is skipped, so that reading on advances.
+		win.NextOffset = 0
+		if next := win.Offset + max(lines, 1); next < win.TotalLines {
+			win.NextOffset = next
+		}
+		win.Truncated = true
+	}
+	if win.NextOffset > 0 {
+		it.NextLines = r.nextLines(nc.ID, win.NextOffset)
+	}
+	return it
+}
+
+// nextLines is the argument list of the get_note call that reads note id
+// from line offset, keeping the caller's maxLines, budget and detail.
+func (r *request) nextLines(id string, offset int) bounded.Args {
+	a := bounded.Args{{Name: "id", Value: id}}
+	if v, ok := r.in.vals["maxLines"]; ok {
+		a = append(a, bounded.Arg{Name: "maxLines", Value: v})
+	}
+	a = append(a, bounded.Arg{Name: "lineOffset", Value: offset})
+	for _, name := range []string{"budget", "detail"} {
+		if v, ok := r.in.vals[name]; ok {
+			a = append(a, bounded.Arg{Name: name, Value: v})
+		}
+	}
+	return a
+}
+
+// Context expansion limits: the parents and descendants attached to one
+// result, and the lines read for a snippet.
+const (
+	contextParents  = 5
+	contextChildren = 10
+	snippetLines    = 30
+)
+
+// expand returns the hierarchy context of each of the notes ids, the
+// results of one page, as the access mode's [ports.Policy.Expansion] sets it
+// for a page of that size: nil when it attaches none (private mode, large
+// pages, detail="concise"). Notes that vanished meanwhile get no context.
+func (s *Set) expand(ctx context.Context, r *request, ids []string) ([]*Context, error) {
+	ex := s.policy.Expansion(len(ids))
+	if !r.detailed || s.cfg.Notes == nil || len(ids) == 0 || !ex.Parent && ex.ChildLevels == 0 {
+		return nil, nil
+	}
+	out := make([]*Context, len(ids))
+	var notes []*ContextNote
+	for i, id := range ids {
+		if id == "" {
+			continue
+		}
+		c := &Context{}
+		if ex.Parent {
+			p, err := s.cfg.Notes.Parents(ctx, id, bounded.Page{Limit: contextParents})
+			if errors.Is(err, ports.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			for _, n := range p.Items {
+				c.Parents = append(c.Parents, ContextNote{ID: n.ID, Title: n.Title})
+			}
+			c.MoreParents = more("get_parents", bounded.Args{{Name: "id", Value: id}}, p.Page, ports.ParentsLimits.Default)
+		}
+		if ex.ChildLevels > 0 {
+			d, err := s.cfg.Notes.Descendants(ctx, id, ex.ChildLevels, bounded.Page{Limit: contextChildren})
+			if errors.Is(err, ports.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			for _, n := range d.Items {
+				c.Children = append(c.Children, ContextNote{ID: n.ID, Title: n.Title, Depth: n.Depth})
+			}
+			c.MoreChildren = more("get_descendants", bounded.Args{{Name: "id", Value: id}, {Name: "maxDepth", Value: ex.ChildLevels}}, d.Page, ports.DescendantsLimits.Default)
+		}
+		if len(c.Parents)+len(c.Children) == 0 {
+			continue
+		}
+		out[i] = c
+		for j := range c.Parents {
+			notes = append(notes, &c.Parents[j])
+		}
+		for j := range c.Children {
+			notes = append(notes, &c.Children[j])
+		}
+	}
+	if ex.Chars > 0 {
+		if err := s.snippets(ctx, notes, ex.Chars); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// more describes the rest of a context list cut at page info: "3 more: call
+// get_parents(id=\"x\", offset=5, limit=5)"; "" when nothing was left out.
+func more(tool string, args bounded.Args, info bounded.PageInfo, defaultLimit int) string {
+	c := bounded.Call{Tool: tool, Args: args, DefaultLimit: defaultLimit}
+	next, ok := c.Next(info)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("%s more: call %s", bounded.FormatCount(info.Total-info.NextOffset), c.Render(next))
+}
+
+// snippets fills the Snippet of each context note: the first lines of its
+// content, clipped to chars.
+func (s *Set) snippets(ctx context.Context, notes []*ContextNote, chars int) error {
+	var ids []string
+	for _, n := range notes {
+		ids = append(ids, n.ID)
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	text := make(map[string]string, len(ids))
+	for batch := range slices.Chunk(ids, ports.MaxGetNotes) {
+		res, err := s.cfg.Notes.GetNotes(ctx, batch, bounded.Window{MaxLines: snippetLines})
+		if err != nil {
+			return err
+		}
+		for _, nc := range res.Notes {
+			text[nc.ID], _ = bounded.Clip(strings.TrimSpace(stripFrontMatter(nc.Content)), chars)
+		}
+	}
+	for _, n := range notes {
+		n.Snippet = text[n.ID]
+	}
+	return nil
+}
+
+// stripFrontMatter removes a YAML front matter block ("---" lines) from the
+// start of a note's text, if it is closed there.
+func stripFrontMatter(s string) string {
+	rest, ok := strings.CutPrefix(s, "---\n")
+	if !ok {
+		rest, ok = strings.CutPrefix(s, "---\r\n")
+	}
+	if !ok {
+		return s
+	}
+	for line := range strings.Lines(rest) {
+		rest = rest[len(line):]
+		if t := strings.TrimRight(line, "\r\n"); t == "---" || t == "..." {
+			return rest
+		}
+	}
+	return s
+}

@@ -1,0 +1,431 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/ports"
+)
+
+// GetNotesLimits: get_notes pages over the ids it is given, all of them (at
+// most ports.MaxGetNotes) by default, so that a response cut by its budget
+// continues by offset.
+var GetNotesLimits = bounded.Limits{Default: ports.MaxGetNotes, Max: ports.MaxGetNotes}
+
+// Argument constructors shared by the notes tools.
+
+func idParam(desc string) param {
+	return param{name: "id", kind: kindString, required: true, desc: desc, sentinel: ports.ErrInvalidQuery}
+}
+
+func strParam(name, desc string) param {
+	return param{name: name, kind: kindString, desc: desc, sentinel: ports.ErrInvalidQuery}
+}
+
+func listParam(name, desc string, maxItems int) param {
+	return param{name: name, kind: kindStrings, maxItems: maxItems, desc: desc, sentinel: ports.ErrInvalidQuery}
+}
+
+func windowParams() []param {
+	return []param{
+		{name: "maxLines", kind: kindInt, hasMin: true, min: 1, hasMax: true, max: bounded.MaxWindowLines, clamp: true,
+			def: bounded.DefaultWindowLines, sentinel: bounded.ErrInvalidWindow,
+			desc: fmt.Sprintf("Lines of content per note: default %d, maximum %s (larger values are clamped).", bounded.DefaultWindowLines, bounded.FormatCount(bounded.MaxWindowLines))},
+		{name: "lineOffset", kind: kindInt, hasMin: true, hasMax: true, max: bounded.MaxOffset, def: 0, sentinel: bounded.ErrInvalidWindow,
+			desc: "0-based first line to return: 0 for the start; continue with contentMetadata.nextOffset (nextLines holds the whole call)."},
+	}
+}
+
+// window is the line window of a call's maxLines and lineOffset.
+func (r *request) window() bounded.Window {
+	maxLines, _ := r.in.vals["maxLines"].(int)
+	offset, _ := r.in.vals["lineOffset"].(int)
+	return bounded.Window{MaxLines: maxLines, Offset: offset}
+}
+
+// single is the page of one result.
+func single[T any](item T) bounded.Paged[T] {
+	return bounded.Paged[T]{Items: []T{item}, Page: bounded.PageInfo{Total: 1, Limit: 1, Returned: 1}}
+}
+
+func (s *Set) addNotes() {
+	notes := s.cfg.Notes
+	s.add(spec{name: "get_note",
+		desc:   "Read one note by id (its vault path without extension, e.g. \"projects/alpha\"): title, tags, dates and a window of its content lines. A long note comes in windows: contentMetadata gives totalLines, returnedLines and nextOffset, and nextLines holds the arguments of the get_note call for the following lines.",
+		params: append([]param{idParam("The note's id.")}, windowParams()...),
+	}, func(ctx context.Context, r *request) ([]byte, error) {
+		nc, err := notes.GetNote(ctx, r.in.str("id"), r.window())
+		if err != nil {
+			return nil, err
+		}
+		it := s.noteContentItem(r, nc, 1, 0, r.room())
+		if err := s.attachContext(ctx, r, 1, func(int) (string, **Context) { return it.ID, &it.Context }); err != nil {
+			return nil, err
+		}
+		r.hints = bounded.HintOff // one note: nextLines says how to go on
+		return s.fitNotes(r, single(it), nc, 1, true)
+	})
+
+	s.add(spec{name: "get_notes", paged: true, limits: GetNotesLimits,
+		desc: fmt.Sprintf("Read several notes by id (1 to %d ids), in the order given, each with a window of its content lines (as get_note); an id that names no note is returned as {\"id\":...,\"missing\":true}.", ports.MaxGetNotes),
+		params: append([]param{{name: "ids", kind: kindStrings, required: true, maxItems: ports.MaxGetNotes, sentinel: ports.ErrInvalidQuery,
+			desc: fmt.Sprintf("The notes' ids, 1 to %d; repeats are read once.", ports.MaxGetNotes)}}, windowParams()...),
+	}, func(ctx context.Context, r *request) ([]byte, error) {
+		ids := distinct(r.in.strs("ids"))
+		if len(ids) == 0 {
+			return nil, &ArgumentError{Tool: "get_notes", Argument: "ids", Reason: "is empty: give 1 to 100 ids", Kind: ports.ErrInvalidQuery}
+		}
+		req, err := GetNotesLimits.Normalize(r.page)
+		if err != nil {
+			return nil, err
+		}
+		batch := ids[min(req.Offset, len(ids)):min(req.Offset+req.Limit, len(ids))]
+		found := make(map[string]ports.NoteContent)
+		if len(batch) > 0 {
+			res, err := notes.GetNotes(ctx, batch, r.window())
+			if err != nil {
+				return nil, err
+			}
+			for _, nc := range res.Notes {
+				found[nc.ID] = nc
+			}
+		}
+		page := bounded.Paged[NoteContentItem]{Page: req.Info(len(ids), len(batch))}
+		for i, id := range batch {
+			nc, ok := found[id]
+			if !ok {
+				page.Items = append(page.Items, NoteContentItem{ID: id, Missing: true})
+				continue
+			}
+			page.Items = append(page.Items, s.noteContentItem(r, nc, len(batch), i, r.room()))
+		}
+		err = s.attachContext(ctx, r, len(page.Items), func(i int) (string, **Context) {
+			if page.Items[i].Missing {
+				return "", nil
+			}
+			return page.Items[i].ID, &page.Items[i].Context
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(batch) == 0 || page.Items[0].Missing {
+			return fit(r, page, nil, nil)
+		}
+		return s.fitNotes(r, page, found[batch[0]], len(batch), false)
+	})
+
+	s.add(spec{name: "list_notes", paged: true, limits: ports.ListNotesLimits,
+		desc: "List the vault's notes, most recently updated first (ties by id), optionally only those with a tag or in a folder.",
+		params: []param{
+			strParam("tag", "Only notes with this tag."),
+			strParam("folder", "Only notes in this folder or below it, e.g. \"projects\"."),
+		},
+	}, func(ctx context.Context, r *request) ([]byte, error) {
+		page, err := notes.ListNotes(ctx, ports.ListFilter{Tag: r.in.str("tag"), Folder: r.in.str("folder")}, r.page)
+		return s.noteList(ctx, r, page, err)
+	})
+
+	s.add(spec{name: "search_notes", paged: true, limits: ports.SearchNotesLimits,
+		desc:   "Find notes whose title or content contains the query (case-insensitive, literal: no wildcards). Notes matching in the title come first, then those matching in the content; within each, most recently updated first.",
+		params: []param{{name: "query", kind: kindString, required: true, sentinel: ports.ErrInvalidQuery, desc: "Text to find."}},
+	}, func(ctx context.Context, r *request) ([]byte, error) {
+		page, err := notes.SearchNotes(ctx, r.in.str("query"), r.page)
+		return s.noteList(ctx, r, page, err)
+	})
+
+	s.add(spec{name: "search_by_links", paged: true, limits: ports.SearchByLinksLimits,
+		desc: "Find notes by their links: a note matches when it meets every criterion given, and a list criterion when it meets any entry. At least one criterion. Most recently updated first.",
+		params: []param{
+			listParam("hasLinksTo", "Notes with an internal link to any of these note ids.", ports.MaxGetNotes),
+			listParam("linkedFrom", "Notes that any of these notes link to.", ports.MaxGetNotes),
+			listParam("externalDomains", "Notes with an external link to any of these domains or their subdomains.", ports.MaxGetNotes),
+			{name: "brokenLinks", kind: kindBool, desc: "Only notes with at least one link to a missing note."},
+		},
+	}, func(ctx context.Context, r *request) ([]byte, error) {
+		q := ports.LinkQuery{
+			HasLinksTo: r.in.strs("hasLinksTo"), LinkedFrom: r.in.strs("linkedFrom"),
+			ExternalDomains: r.in.strs("externalDomains"), BrokenLinks: r.in.bool("brokenLinks"),
+		}
+		page, err := notes.SearchByLinks(ctx, q, r.page)
+		return s.noteList(ctx, r, page, err)
+	})
+
+	s.add(spec{name: "find_broken_links", paged: true, limits: ports.FindBrokenLinksLimits,
+		desc: "List every internal link whose target note does not exist, by source note id, then position in the note.",
+	}, func(ctx context.Context, r *request) ([]byte, error) {
+		page, err := notes.FindBrokenLinks(ctx, r.page)
+		if err != nil {
+			return nil, err
+		}
+		return fit(r, mapPage(page, func(_ int, l ports.LinkRef) LinkItem { return s.linkItem(r, "", l) }), nil, nil)
+	})
+
+	s.add(spec{name: "get_note_links", paged: true, limits: ports.NoteLinksLimits,
+		desc: "List a note's links by category: \"internal\" (to other notes, in order of appearance), \"external\" (URLs, in order) and \"incoming\" (links to it, by source id); category \"all\" (the default) lists the three in that order as one list.",
+		params: []param{
+			idParam("The note's id."),
+			{name: "category", kind: kindString, enum: []string{"all", "internal", "external", "incoming"}, def: "all",
+				desc: "Which links: all (default), internal, external or incoming."},
+		},
+	}, s.noteLinks)
+
+	s.add(spec{name: "get_backlinks", paged: true, limits: ports.BacklinksLimits,
+		desc:   "List the notes that link to a note (which need not exist), most recently updated first.",
+		params: []param{idParam("The linked note's id.")},
+	}, func(ctx context.Context, r *request) ([]byte, error) {
+		page, err := notes.Backlinks(ctx, r.in.str("id"), r.page)
+		return s.noteList(ctx, r, page, err)
+	})
+
+	s.add(spec{name: "get_children", paged: true, limits: ports.ChildrenLimits,
+		desc:   "List the notes directly below a note in the hierarchy, by title.",
+		params: []param{idParam("The parent note's id.")},
+	}, func(ctx context.Context, r *request) ([]byte, error) {
+		page, err := notes.Children(ctx, r.in.str("id"), r.page)
+		return s.noteList(ctx, r.flat(), page, err)
+	})
+
+	s.add(spec{name: "get_parents", paged: true, limits: ports.ParentsLimits,
+		desc:   "List the notes directly above a note in the hierarchy, by title.",
+		params: []param{idParam("The child note's id.")},
+	}, func(ctx context.Context, r *request) ([]byte, error) {
+		page, err := notes.Parents(ctx, r.in.str("id"), r.page)
+		return s.noteList(ctx, r.flat(), page, err)
+	})
+
+	s.add(spec{name: "get_descendants", paged: true, limits: ports.DescendantsLimits,
+		desc: "List the notes below a note in the hierarchy down to maxDepth levels, each once at its shortest depth, by depth, then title.",
+		params: []param{
+			idParam("The top note's id."),
+			{name: "maxDepth", kind: kindInt, hasMin: true, min: 1, hasMax: true, max: ports.MaxDescendantDepth, def: ports.DefaultDescendantDepth,
+				sentinel: ports.ErrInvalidQuery,
+				desc:     fmt.Sprintf("Levels to descend: default %d, maximum %d.", ports.DefaultDescendantDepth, ports.MaxDescendantDepth)},
+		},
+	}, func(ctx context.Context, r *request) ([]byte, error) {
+		maxDepth, _ := r.in.vals["maxDepth"].(int)
+		page, err := notes.Descendants(ctx, r.in.str("id"), maxDepth, r.page)
+		if err != nil {
+			return nil, err
+		}
+		return fit(r, mapPage(page, func(_ int, d ports.Descendant) DescendantItem {
+			return DescendantItem{NoteItem: r.noteItem(d.NoteRef), Depth: d.Depth}
+		}), nil, nil)
+	})
+
+	s.add(spec{name: "get_related_notes", paged: true, limits: ports.RelatedNotesLimits,
+		desc:   "List the notes related to a note: sharing tags or link targets, or linked with it either way; most related first (score = shared tags + shared links + 2 when linked).",
+		params: []param{idParam("The note's id.")},
+	}, func(ctx context.Context, r *request) ([]byte, error) {
+		page, err := notes.RelatedNotes(ctx, r.in.str("id"), r.page)
+		if err != nil {
+			return nil, err
+		}
+		out := mapPage(page, func(_ int, x ports.Related) RelatedItem {
+			return RelatedItem{NoteItem: r.noteItem(x.NoteRef), Score: x.Score, SharedTags: x.SharedTags,
+				SharedLinks: x.SharedLinks, LinksTo: x.LinksTo, LinkedFrom: x.LinkedFrom}
+		})
+		err = s.attachContext(ctx, r, len(out.Items), func(i int) (string, **Context) { return out.Items[i].ID, &out.Items[i].Context })
+		if err != nil {
+			return nil, err
+		}
+		return fit(r, out, func(x RelatedItem) float64 { return float64(x.Score) }, nil)
+	})
+}
+
+// fitNotes fits a page of note windows whose first note is first. When
+// that note alone is over the budget, Fit would clip its text blindly, and
+// its contentMetadata and nextLines would no longer say where the text
+// goes on; so the envelope around the note is measured with the text
+// empty, and the note is clipped again to the room left (window: the
+// page's contentMetadata is the first note's).
+func (s *Set) fitNotes(r *request, page bounded.Paged[NoteContentItem], first ports.NoteContent, n int, window bool) ([]byte, error) {
+	in := bounded.FitInput[NoteContentItem]{Page: page, Call: r.call, Hints: r.hints}
+	if window {
+		in.Window = page.Items[0].ContentMetadata
+	}
+	out, err := bounded.Fit(r.budget, in)
+	if err != nil || out.Truncation.Reason != bounded.ReasonSingleResultTooLarge || page.Items[0].Content == nil {
+		return out.JSON, err
+	}
+	blank := page.Items[0]
+	blank.Content = new(string)
+	measure := in
+	measure.Page = bounded.Paged[NoteContentItem]{Items: []NoteContentItem{blank}, Page: page.Page.Cut(1)}
+	m, err := bounded.Fit(r.budget, measure)
+	if err != nil {
+		return nil, err
+	}
+	// The text's room: the budget less the envelope around it (its empty
+	// quotes aside), and slack for the numbers and the clip report that
+	// change with it.
+	const slack = 160
+	room := max(r.budget.LimitChars()-m.Truncation.EstimatedChars+2-slack, 2)
+	it := s.noteContentItem(r, first, n, 0, room)
+	it.Context = page.Items[0].Context
+	items := slices.Clone(page.Items)
+	items[0] = it
+	in.Page.Items = items
+	if window {
+		in.Window = it.ContentMetadata
+	}
+	out, err = bounded.Fit(r.budget, in)
+	return out.JSON, err
+}
+
+// flat returns a copy of r that attaches no hierarchy context: the
+// hierarchy tools' results are the hierarchy already.
+func (r *request) flat() *request {
+	c := *r
+	c.noContext = true
+	return &c
+}
+
+// noteList answers a listing tool with a page of notes (or the port's
+// error), attaching hierarchy context when the access mode expands it.
+func (s *Set) noteList(ctx context.Context, r *request, page bounded.Paged[ports.NoteRef], err error) ([]byte, error) {
+	if err != nil {
+		return nil, err
+	}
+	out := mapPage(page, func(_ int, n ports.NoteRef) NoteItem { return r.noteItem(n) })
+	err = s.attachContext(ctx, r, len(out.Items), func(i int) (string, **Context) { return out.Items[i].ID, &out.Items[i].Context })
+	if err != nil {
+		return nil, err
+	}
+	return fit(r, out, nil, nil)
+}
+
+// attachContext sets the hierarchy context of n results, item(i) giving the
+// id of the i-th and where its context goes ("" and nil: none).
+func (s *Set) attachContext(ctx context.Context, r *request, n int, item func(i int) (string, **Context)) error {
+	if r.noContext {
+		return nil
+	}
+	ids := make([]string, n)
+	for i := range n {
+		ids[i], _ = item(i)
+	}
+	ctxs, err := s.expand(ctx, r, ids)
+	if err != nil {
+		return err
+	}
+	for i, c := range ctxs {
+		if _, dst := item(i); dst != nil && c != nil {
+			*dst = c
+		}
+	}
+	return nil
+}
+
+// noteLinks answers get_note_links. One category is one port page; "all"
+// is the three categories concatenated (internal, external, incoming) and
+// paged as one list: a first call counts each category, a second fetches
+// the part of each that the page covers.
+func (s *Set) noteLinks(ctx context.Context, r *request) ([]byte, error) {
+	id, category := r.in.str("id"), r.in.str("category")
+	req, err := ports.NoteLinksLimits.Normalize(r.page)
+	if err != nil {
+		return nil, err
+	}
+	names := [3]string{"internal", "external", "incoming"}
+	one := bounded.Page{Limit: 1}
+	pages := ports.NoteLinksPages{Internal: one, External: one, Incoming: one}
+	at := func(l ports.NoteLinks) [3]bounded.Paged[ports.LinkRef] {
+		return [3]bounded.Paged[ports.LinkRef]{l.Internal, l.External, l.Incoming}
+	}
+	set := func(i int, p bounded.Page) {
+		switch i {
+		case 0:
+			pages.Internal = p
+		case 1:
+			pages.External = p
+		default:
+			pages.Incoming = p
+		}
+	}
+	if i := slices.Index(names[:], category); i >= 0 {
+		set(i, r.page)
+		links, err := s.cfg.Notes.NoteLinks(ctx, id, pages)
+		if err != nil {
+			return nil, err
+		}
+		return fit(r, mapPage(at(links)[i], func(_ int, l ports.LinkRef) LinkItem { return s.linkItem(r, category, l) }), nil, nil)
+	}
+	counts, err := s.cfg.Notes.NoteLinks(ctx, id, pages)
+	if err != nil {
+		return nil, err
+	}
+	var totals [3]int
+	total := 0
+	for i, p := range at(counts) {
+		totals[i] = p.Page.Total
+		total += p.Page.Total
+	}
+	// The page covers [req.Offset, end) of the concatenation.
+	end, start := min(req.Offset+req.Limit, total), 0
+	for i := range names {
+		lo, hi := max(req.Offset-start, 0), min(end-start, totals[i])
+		if hi > lo {
+			set(i, bounded.Page{Limit: hi - lo, Offset: lo})
+		} else {
+			set(i, bounded.Page{Limit: 1, Offset: totals[i]})
+		}
+		start += totals[i]
+	}
+	links, err := s.cfg.Notes.NoteLinks(ctx, id, pages)
+	if err != nil {
+		return nil, err
+	}
+	var items []LinkItem
+	for i, p := range at(links) {
+		for _, l := range p.Items {
+			items = append(items, s.linkItem(r, names[i], l))
+		}
+	}
+	return fit(r, bounded.Paged[LinkItem]{Items: items, Page: req.Info(total, len(items))}, nil, nil)
+}
+
+// linkItem is the view of a link; in private mode an external link's URL
+// and every link's text are withheld.
+func (s *Set) linkItem(r *request, category string, l ports.LinkRef) LinkItem {
+	it := LinkItem{Category: category, SourceID: l.SourceID}
+	if r.detailed {
+		pos := l.Position
+		it.Position = &pos
+	}
+	if l.External {
+		it.External = true
+		it.Domain = ports.Link{Target: l.Target, External: true}.Domain()
+		if s.policy.Content {
+			it.Target = l.Target
+		} else {
+			it.Withheld = append(it.Withheld, "target")
+		}
+	} else {
+		it.Target = l.Target
+		exists := l.Exists
+		it.Exists = &exists
+	}
+	switch {
+	case l.Text == "":
+	case !s.policy.Content:
+		it.Withheld = append(it.Withheld, "text")
+	case r.detailed:
+		it.Text = l.Text
+	}
+	return it
+}
+
+// distinct returns ids without repeats, in order of first appearance.
+func distinct(ids []string) []string {
+	seen := make(map[string]bool, len(ids))
+	out := ids[:0:0]
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}

@@ -1,0 +1,312 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/ports"
+)
+
+// Tool is one agent tool: what an MCP server (or any agent loop) lists, and
+// the handler that answers a call.
+type Tool struct {
+	// Name is the tool's name, e.g. "search_knowledge".
+	Name string
+	// Description tells the agent what the tool does, its defaults and
+	// maxima, and how to continue a response.
+	Description string
+	// InputSchema is the JSON Schema of the arguments: an object with no
+	// additional properties, minimum, maximum and default on every
+	// pagination argument.
+	InputSchema json.RawMessage
+	// Limits are the tool's page limits (default and maximum page size);
+	// zero for tools that answer with one item (get_note).
+	Limits bounded.Limits
+	// Paging is how the tool takes pagination arguments: limit/offset
+	// ([bounded.ByOffset]) or page/pageSize with offset ([bounded.ByPage]).
+	Paging bounded.Paging
+	// Handler answers a call: args is the JSON object of the arguments,
+	// the result one JSON envelope ([bounded.Envelope]) that fits the
+	// budget. Bad arguments are an [*ArgumentError]; errors of the port
+	// (ports.ErrNotFound, ports.ErrInvalidQuery, ...) are returned wrapped
+	// with the tool's name.
+	Handler func(ctx context.Context, args json.RawMessage) ([]byte, error)
+}
+
+// Config is what a [Set] serves.
+type Config struct {
+	// Notes, Knowledge, History and Code are the stores; a nil port leaves
+	// its tools out of the set. One store (memrepo.Store, sqlite.Store,
+	// postgres.Store) can serve them all.
+	Notes     ports.Notes
+	Knowledge ports.Knowledge
+	History   ports.History
+	Code      ports.Code
+	// Mode is the access mode of every tool: ports.Private (ids and
+	// titles only, never content), ports.Balanced ("" means Balanced) or
+	// ports.Full.
+	Mode ports.Mode
+	// Budget is the ceiling of every response. A call's budget argument
+	// may lower it, never raise it. The zero Budget is bounded's default.
+	Budget bounded.Budget
+	// Hints sets how much the hint of each response says.
+	Hints bounded.HintStyle
+}
+
+// Set is the tool set built from a [Config]: every tool of each port given.
+// A Set is safe for concurrent use if its ports are.
+type Set struct {
+	cfg    Config
+	policy ports.Policy
+	tools  []Tool
+}
+
+// New returns the tool set of c: the notes tools (get_note, get_notes,
+// list_notes, search_notes, search_by_links, find_broken_links,
+// get_note_links, get_backlinks, get_children, get_parents,
+// get_descendants, get_related_notes) when c.Notes is set, search_knowledge
+// with c.Knowledge, get_response_history with c.History and search_code with
+// c.Code. An unknown mode is an error wrapping ports.ErrInvalidQuery, an
+// invalid budget one wrapping bounded.ErrInvalidBudget.
+func New(c Config) (*Set, error) {
+	policy, err := ports.PolicyFor(c.Mode)
+	if err != nil {
+		return nil, fmt.Errorf("tools: %w", err)
+	}
+	if err := c.Budget.Validate(); err != nil {
+		return nil, fmt.Errorf("tools: %w", err)
+	}
+	if c.Budget.LimitChars() < MinBudget {
+		return nil, fmt.Errorf("tools: %w: the budget allows %d characters, under the minimum %d", bounded.ErrInvalidBudget, c.Budget.LimitChars(), MinBudget)
+	}
+	s := &Set{cfg: c, policy: policy}
+	if c.Notes != nil {
+		s.addNotes()
+	}
+	if c.Knowledge != nil {
+		s.addKnowledge()
+	}
+	if c.History != nil {
+		s.addHistory()
+	}
+	if c.Code != nil {
+		s.addCode()
+	}
+	return s, nil
+}
+
+// Tools returns the set's tools, notes tools first, in the order New
+// documents.
+func (s *Set) Tools() []Tool { return append([]Tool(nil), s.tools...) }
+
+// Tool returns the tool called name.
+func (s *Set) Tool(name string) (Tool, bool) {
+	for _, t := range s.tools {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Tool{}, false
+}
+
+// Call runs the tool called name with the JSON arguments args. An unknown
+// name is [ErrUnknownTool].
+func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) ([]byte, error) {
+	t, ok := s.Tool(name)
+	if !ok {
+		return nil, fmt.Errorf("%w %q", ErrUnknownTool, name)
+	}
+	return t.Handler(ctx, args)
+}
+
+// Policy returns the access-mode policy the set applies.
+func (s *Set) Policy() ports.Policy { return s.policy }
+
+// MinBudget is the smallest budget, in characters, a call may ask for: the
+// envelope alone (pagination, truncation report, hint and next call) takes
+// several hundred.
+const MinBudget = 1000
+
+// request is one parsed call: its arguments, the page asked for, the call
+// that a hint continues, and the budget.
+type request struct {
+	in       *input
+	page     bounded.Page
+	call     bounded.Call
+	budget   bounded.Budget
+	hints    bounded.HintStyle
+	detailed bool
+	// noContext turns hierarchy context off (the hierarchy tools).
+	noContext bool
+}
+
+// handler answers a parsed call.
+type handler func(ctx context.Context, r *request) ([]byte, error)
+
+// add registers the tool sp answered by h: it appends the common
+// arguments (pagination by sp's paging style, budget, detail), writes the
+// schema and the description's standard sentences, and wraps h with the
+// parsing every tool shares.
+func (s *Set) add(sp spec, h handler) {
+	limit := s.cfg.Budget.LimitChars()
+	if sp.paged {
+		sp.params = append(sp.params, pagingParams(sp.paging, sp.limits)...)
+	}
+	sp.params = append(sp.params,
+		param{name: "budget", kind: kindInt, hasMin: true, min: MinBudget, hasMax: true, max: limit, clamp: true, def: limit,
+			sentinel: bounded.ErrInvalidBudget,
+			desc:     fmt.Sprintf("Most characters this response may take, envelope included: default and maximum %s (larger values are clamped).", bounded.FormatCount(limit))},
+		param{name: "detail", kind: kindString, enum: []string{"concise", "detailed"}, def: "detailed",
+			desc: `"concise" returns fewer fields per result; "detailed" (the default) all of them.`},
+	)
+	sp.desc = s.describe(&sp)
+	t := Tool{Name: sp.name, Description: sp.desc, InputSchema: sp.schemaFor(), Paging: sp.paging}
+	if sp.paged {
+		t.Limits = sp.limits
+	}
+	t.Handler = func(ctx context.Context, raw json.RawMessage) ([]byte, error) {
+		in, err := sp.parse(raw)
+		if err != nil {
+			return nil, err
+		}
+		r, err := s.newRequest(&sp, in)
+		if err != nil {
+			return nil, err
+		}
+		out, err := h(ctx, r)
+		if err != nil {
+			if _, ok := err.(*ArgumentError); ok {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%s: %w", sp.name, err)
+		}
+		return out, nil
+	}
+	s.tools = append(s.tools, t)
+}
+
+// pagingParams are the pagination arguments of a paging style.
+func pagingParams(paging bounded.Paging, l bounded.Limits) []param {
+	size := func(name string) param {
+		return param{name: name, kind: kindInt, hasMin: true, min: 1, hasMax: true, max: l.Max, clamp: true, def: l.Default,
+			sentinel: bounded.ErrInvalidPage,
+			desc:     fmt.Sprintf("Results per call: default %s, maximum %s (larger values are clamped to it).", bounded.FormatCount(l.Default), bounded.FormatCount(l.Max))}
+	}
+	offset := param{name: "offset", kind: kindInt, role: roleOffset, hasMin: true, hasMax: true, max: bounded.MaxOffset, def: 0,
+		sentinel: bounded.ErrInvalidPage,
+		desc:     "Results to skip: 0 for the first; continue with pagination.nextOffset (the offset in next)."}
+	if paging == bounded.ByPage {
+		ps := size("pageSize")
+		ps.role = rolePageSize
+		offset.desc = "Results to skip, instead of page: continue with it after a response cut to fit its budget (next says so)."
+		return []param{
+			{name: "page", kind: kindInt, role: rolePage, hasMin: true, hasMax: true, max: bounded.MaxOffset, def: 0,
+				sentinel: bounded.ErrInvalidPage,
+				desc:     "0-based page number: omit it or pass 0 for the first page, 1 for the second."},
+			ps, offset,
+		}
+	}
+	lim := size("limit")
+	lim.role = roleLimit
+	return []param{lim, offset}
+}
+
+// newRequest builds the page, the call and the budget of a parsed call.
+func (s *Set) newRequest(sp *spec, in *input) (*request, error) {
+	r := &request{in: in, hints: s.cfg.Hints, detailed: in.str("detail") != "concise", budget: s.cfg.Budget}
+	if n, ok := in.vals["budget"].(int); ok && n < r.budget.LimitChars() {
+		// Lower the ceiling to n characters exactly, keeping the token
+		// limit no higher than the server's.
+		b := r.budget
+		if b.MaxTokens > 0 {
+			b.MaxTokens = b.LimitTokens()
+		}
+		b.MaxChars, b.Margin = n, 1
+		r.budget = b
+	}
+	r.call = bounded.Call{Tool: sp.name, Paging: sp.paging, DefaultLimit: sp.limits.Default}
+	for _, p := range sp.params {
+		if v, ok := in.vals[p.name]; ok && p.role == roleArg {
+			r.call.Args = append(r.call.Args, bounded.Arg{Name: p.name, Value: v})
+		}
+	}
+	if !sp.paged {
+		return r, nil
+	}
+	offset, hasOffset := in.vals["offset"].(int)
+	if sp.paging != bounded.ByPage {
+		limit, _ := in.vals["limit"].(int)
+		r.page = bounded.Page{Limit: limit, Offset: offset}
+		return r, nil
+	}
+	size, _ := in.vals["pageSize"].(int)
+	page, hasPage := in.vals["page"].(int)
+	switch {
+	case hasPage && hasOffset:
+		return nil, &ArgumentError{Tool: sp.name, Argument: "offset", Reason: "give page or offset, not both", Kind: bounded.ErrInvalidPage}
+	case hasOffset:
+		r.page = bounded.Page{Limit: size, Offset: offset}
+	default:
+		p, err := sp.limits.FromPageNumber(page, size)
+		if err != nil {
+			return nil, &ArgumentError{Tool: sp.name, Argument: "page", Reason: strings.TrimPrefix(err.Error(), bounded.ErrInvalidPage.Error()+": "), Kind: bounded.ErrInvalidPage}
+		}
+		r.page = p
+	}
+	return r, nil
+}
+
+// describe completes a tool's description with how it pages, its budget,
+// the detail option and the access mode.
+func (s *Set) describe(sp *spec) string {
+	var b strings.Builder
+	b.WriteString(sp.desc)
+	l := sp.limits
+	switch {
+	case !sp.paged:
+	case sp.paging == bounded.ByPage:
+		fmt.Fprintf(&b, " Pages are 0-based: omit page (or pass 0) for the first %s results; pageSize sets the page size (default %s, maximum %s). Each response's hint says how many pages remain and names the exact next call, whose arguments are in next; after a response cut to fit its budget, next continues by offset.",
+			bounded.FormatCount(l.Default), bounded.FormatCount(l.Default), bounded.FormatCount(l.Max))
+	default:
+		fmt.Fprintf(&b, " Returns %s results per call by default, %s at most (limit). pagination has total, hasMore and nextOffset; to continue, call again with the arguments in next (the same arguments with offset=nextOffset).",
+			bounded.FormatCount(l.Default), bounded.FormatCount(l.Max))
+	}
+	fmt.Fprintf(&b, " A response is at most %s characters (budget lowers it); results that do not fit are cut at a result boundary, truncation says so, and next continues from the first result cut.", bounded.FormatCount(s.cfg.Budget.LimitChars()))
+	switch s.policy.Mode {
+	case ports.Private:
+		b.WriteString(" Private mode: only ids, titles and other identifiers are returned, never content; withheld fields are listed in each result's withheld.")
+	case ports.Full:
+		b.WriteString(" Full mode: whole content, clipped to 250 characters after the first 20 results when a page has more than 100.")
+	default:
+		b.WriteString(" Balanced mode: content is whole for fewer than 10 results, clipped to 500 characters each up to 50 results and to 250 beyond; clips end with a visible marker.")
+	}
+	return b.String()
+}
+
+// fit fits a page into the request's budget and returns the envelope.
+// relevance, when set, scores the items (most relevant first); window, when
+// set, becomes the envelope's contentMetadata.
+func fit[T any](r *request, page bounded.Paged[T], relevance func(T) float64, window *bounded.WindowInfo) ([]byte, error) {
+	out, err := bounded.Fit(r.budget, bounded.FitInput[T]{
+		Page: page, Call: r.call, Hints: r.hints, Relevance: relevance, Window: window,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out.JSON, nil
+}
+
+// mapPage converts the items of a page, keeping its page info.
+func mapPage[S, T any](p bounded.Paged[S], f func(i int, x S) T) bounded.Paged[T] {
+	out := bounded.Paged[T]{Page: p.Page}
+	if len(p.Items) > 0 {
+		out.Items = make([]T, len(p.Items))
+		for i, x := range p.Items {
+			out.Items[i] = f(i, x)
+		}
+	}
+	return out
+}
