@@ -37,10 +37,14 @@ const (
 	// DefaultMargin is the share of the ceiling a response may use when
 	// Margin is 0: 0.9, so that the default budget allows 45,000 characters.
 	DefaultMargin = 0.9
-	// DefaultCharsPerToken is the ratio used to estimate tokens when
-	// CharsPerToken is 0: compact JSON measures about 2.8 characters a token
-	// with the o200k and cl100k tokenizers. The common 4 is prose's ratio and
-	// underestimates the tokens of JSON by about 30%.
+	// DefaultCharsPerToken is the ratio that derives a token limit from the
+	// character limit when MaxTokens and CharsPerToken are 0: compact JSON
+	// result lists measure about 2.8 characters a token with the o200k and
+	// cl100k tokenizers, so the default budget's 45,000 characters allow
+	// 16,071 tokens. It no longer estimates the tokens of a response: with
+	// CharsPerToken 0 the [Estimator] counts them, by kind of content. The
+	// common 4 is prose's ratio and underestimates the tokens of JSON by
+	// about 30%.
 	DefaultCharsPerToken = 2.8
 	// DefaultWarnAt is the share of a limit at or over which [Fit] logs a
 	// warning when WarnAt is 0.
@@ -62,8 +66,11 @@ const (
 
 // Tokenizer counts the tokens of a text exactly as the agent's model does.
 // It is optional (see [Budget.MaxTokens]); the root package ships none, so
-// that importing it stays cheap. Implementations must be safe for
-// concurrent use: one Budget is typically shared by every call of a tool.
+// that importing it stays cheap: package
+// github.com/boundedkit/bounded/tokenizer has the exact o200k_base and
+// cl100k_base counters, and [Estimator] estimates without a vocabulary.
+// Implementations must be safe for concurrent use: one Budget is typically
+// shared by every call of a tool.
 type Tokenizer interface {
 	// CountTokens returns the number of tokens of s (0 for "").
 	CountTokens(s string) int
@@ -71,7 +78,16 @@ type Tokenizer interface {
 
 // Budget is a hard ceiling on the size of a whole encoded tool response,
 // applied by [Fit]. The zero Budget is valid: 50,000 characters with a 0.9
-// margin (45,000 characters) and tokens estimated at 2.8 characters each.
+// margin (45,000 characters), and 16,071 tokens (45,000 / 2.8) counted by
+// the [Estimator]. See [ClaudeCode] and [Budget100K] for the budgets of a
+// client and of the character-budget design note.
+//
+// Tokens are counted, in order of precedence: by Tokenizer when it and
+// MaxTokens are set, exactly; as characters / CharsPerToken when
+// CharsPerToken is set, the fixed rule of older budgets (Budget100K's 4);
+// otherwise by the Estimator, which errs on the safe side and holds the
+// token limit on any content (JSON structure, code, prose, CJK text). A flat
+// rule does not: 45,000 characters of CJK text are over 45,000 tokens.
 //
 // Characters are Unicode code points (runes) of the encoded JSON, counted as
 // written: an escape such as \u00e9 or \n counts as the 6 or 2 characters it
@@ -80,17 +96,17 @@ type Budget struct {
 	// MaxChars is the ceiling on the encoded response, in characters.
 	// 0 means DefaultMaxChars (50,000).
 	MaxChars int
-	// MaxTokens is an optional ceiling in tokens; 0 means none beyond the
-	// estimate derived from MaxChars. Tokens are counted with Tokenizer when
-	// both are set, and estimated as characters/CharsPerToken, rounded up,
-	// otherwise.
+	// MaxTokens is an optional ceiling in tokens; 0 means the limit derived
+	// from the characters: LimitChars / CharsPerToken (DefaultCharsPerToken
+	// when 0). Tokens are counted as the Budget documents.
 	MaxTokens int
 	// Margin is the share of MaxChars (and of MaxTokens) the whole response
 	// may use, in (0, 1]. 0 means DefaultMargin (0.9).
 	Margin float64
-	// CharsPerToken is the estimate of characters a token, used when there
-	// is no Tokenizer and to derive the token limit when MaxTokens is 0.
-	// 0 means DefaultCharsPerToken (2.8).
+	// CharsPerToken, when set, estimates tokens as characters /
+	// CharsPerToken, rounded up (when there is no Tokenizer), and derives
+	// the token limit when MaxTokens is 0. 0 means the Estimator counts
+	// tokens, and DefaultCharsPerToken (2.8) derives the limit.
 	CharsPerToken float64
 	// Tokenizer, when set together with MaxTokens, counts tokens exactly.
 	// It is not called when MaxTokens is 0.
@@ -103,14 +119,66 @@ type Budget struct {
 	Logger *slog.Logger
 }
 
-// Budget100K is the budget of the character-budget design note: 100,000
-// characters, an 80% margin and 4 characters a token, i.e. LimitChars 80,000
-// and LimitTokens 20,000. It is expressible but not the default: compact JSON
-// runs about 2.8 characters a token, so 80,000 characters of it are about
-// 28,700 tokens, over the 25,000-token limit some clients put on one tool
-// response.
+// Budget100K is the budget of the character-budget design note
+// (shared/seeds/003-character-budget.md): 100,000 characters, an 80% margin
+// and 4 characters a token, i.e. LimitChars 80,000 and LimitTokens 20,000,
+// its tokens estimated by that 4:1 rule as the note does. It is expressible
+// but not safe: compact JSON runs about 2.8 characters a token, so 80,000
+// characters of it are about 28,700 tokens, over its own 20,000 and over
+// Claude Code's 25,000 (see BENCHMARKS.md for the responses measured). The
+// note meant to keep a response under 25,000 tokens: [ClaudeCode] does, for
+// the same client.
 func Budget100K() Budget {
 	return Budget{MaxChars: 100_000, Margin: 0.8, CharsPerToken: 4}
+}
+
+// ClaudeCode is the budget of one tool response for Claude Code, the
+// coding agent: 50,000 characters and 25,000 tokens, with the default 0.9
+// margin, i.e. LimitChars 45,000 and LimitTokens 22,500, tokens counted by
+// the [Estimator] (set Tokenizer to count them exactly). The numbers are the
+// client's (issue 7): it refuses a tool result over 25,000 tokens by default
+// (its MAX_MCP_OUTPUT_TOKENS setting raises that), and writes a result over
+// 50,000 characters to a file, giving the model a pointer instead of the
+// result. The margin leaves room for the client's own tokenizer, which is
+// Claude's and counts differently from the o200k_base and cl100k_base
+// encodings the Estimator is calibrated on, and for what the client wraps
+// around a result.
+func ClaudeCode() Budget {
+	return Budget{MaxChars: 50_000, MaxTokens: 25_000, Margin: DefaultMargin}
+}
+
+// Preset is a named budget, for configurations and flags that name one.
+type Preset struct {
+	// Name is the preset's name: "default", "claude-code" or "note-100k".
+	Name string
+	// Budget is the preset's budget.
+	Budget Budget
+	// Source says where its numbers come from.
+	Source string
+}
+
+// Presets returns the named budgets, the default first: "default" (the
+// zero Budget), "claude-code" ([ClaudeCode]) and "note-100k" ([Budget100K]).
+func Presets() []Preset {
+	return []Preset{
+		{"default", Budget{}, "50,000 characters, where clients start writing results to files; 0.9 margin; 45,000 / 2.8 tokens, estimated"},
+		{"claude-code", ClaudeCode(), "Claude Code: 25,000 tokens for one tool result, 50,000 characters before it goes to a file; 0.9 margin"},
+		{"note-100k", Budget100K(), "the character-budget design note: 100,000 characters, 0.8 margin, 4 characters a token"},
+	}
+}
+
+// CountTokens returns the tokens of s as b counts those of a response: its
+// Tokenizer when b has one and MaxTokens, characters / CharsPerToken when
+// CharsPerToken is set, else the Estimator's count. Tools use it to clip a
+// text to the tokens left; Fit counts a whole response this way.
+func (b Budget) CountTokens(s string) int {
+	switch {
+	case b.MaxTokens > 0 && b.Tokenizer != nil:
+		return b.Tokenizer.CountTokens(s)
+	case b.CharsPerToken > 0:
+		return b.estimateTokens(utf8.RuneCountInString(s))
+	}
+	return Estimator{}.CountTokens(s)
 }
 
 // withDefaults returns b with its zero fields replaced by the defaults.
@@ -280,10 +348,11 @@ type Truncation struct {
 	// response, this object included; LimitChars is the budget's.
 	EstimatedChars int `json:"estimatedChars"`
 	LimitChars     int `json:"limitChars"`
-	// EstimatedTokens is the token count of the response: the
-	// Tokenizer's count with a Tokenizer and MaxTokens (should writing the
-	// count change it, the larger of the two), else EstimatedChars /
-	// CharsPerToken rounded up. LimitTokens is the budget's.
+	// EstimatedTokens is the token count of the response, this object
+	// included: the Tokenizer's count with a Tokenizer and MaxTokens
+	// (should writing the count change it, the larger of the two),
+	// EstimatedChars / CharsPerToken rounded up when CharsPerToken is set,
+	// else the [Estimator]'s count. LimitTokens is the budget's.
 	EstimatedTokens int `json:"estimatedTokens"`
 	LimitTokens     int `json:"limitTokens"`
 	// ClippedFields lists, for ReasonSingleResultTooLarge, the paths of the
@@ -355,7 +424,10 @@ type Fitted struct {
 //
 // With b.Tokenizer and b.MaxTokens set, per-item token counts choose the
 // cut, then the final JSON is counted with the Tokenizer and items are
-// dropped from the end until it fits.
+// dropped from the end until it fits. With the [Estimator] (CharsPerToken
+// 0), each item is read once more, to estimate it; the estimate written is
+// the Estimator's count of the very response, and the cut keeps the longest
+// prefix within both limits.
 //
 // When the first item alone is over the budget, it is returned anyway: its
 // longest strings are clipped to a common length (by [Clip], each with a
@@ -493,11 +565,18 @@ type fitter struct {
 	charCap   int
 	capReason string
 	tok       Tokenizer // set only with MaxTokens
-	info      PageInfo
-	call      Call
-	style     HintStyle
-	n         int // items in the page
-	m         int // items encoded: all, or up to the first that cannot fit
+	// est: tokens are counted by the Estimator (CharsPerToken 0 and no
+	// Tokenizer with MaxTokens). snaps[k] is the estimate of resultsOpen
+	// and the first k items, computed as far as needed; tailBuf is where
+	// the tails are rendered to be estimated.
+	est     bool
+	snaps   []estimate
+	tailBuf []byte
+	info    PageInfo
+	call    Call
+	style   HintStyle
+	n       int // items in the page
+	m       int // items encoded: all, or up to the first that cannot fit
 
 	window      []byte // encoded WindowInfo, nil when none
 	windowRunes int
@@ -514,6 +593,7 @@ type fitter struct {
 }
 
 func newFitter(b Budget, info PageInfo, call Call, style HintStyle, n int) *fitter {
+	estimated := b.CharsPerToken == 0
 	b = b.withDefaults()
 	f := &fitter{
 		b:           b,
@@ -529,15 +609,56 @@ func newFitter(b Budget, info PageInfo, call Call, style HintStyle, n int) *fitt
 	f.ends, f.cum = ints[:n:n], ints[n:]
 	f.tails = f.tailsBuf[:0]
 	f.charCap = f.limitChars
-	if b.MaxTokens > 0 && b.Tokenizer != nil {
+	switch {
+	case b.MaxTokens > 0 && b.Tokenizer != nil:
 		f.tok = b.Tokenizer
-	} else if c := b.charsForTokens(f.limitTokens); c < f.charCap {
-		f.charCap = c
-		if b.MaxTokens > 0 {
-			f.capReason = ReasonTokenLimit
+	case estimated:
+		f.est = true
+	default:
+		if c := b.charsForTokens(f.limitTokens); c < f.charCap {
+			f.charCap = c
+			if b.MaxTokens > 0 {
+				f.capReason = ReasonTokenLimit
+			}
 		}
 	}
 	return f
+}
+
+// snap returns the estimate of resultsOpen and the first k items (k <= m),
+// reading the items not read yet.
+func (f *fitter) snap(k int) estimate {
+	if f.snaps == nil {
+		f.snaps = make([]estimate, 1, f.m+1)
+		f.snaps[0].addString(resultsOpen)
+	}
+	for i := len(f.snaps) - 1; i < k; i++ {
+		e := f.snaps[i]
+		start := len(resultsOpen)
+		if i > 0 {
+			start = f.ends[i-1] // the comma before item i
+		}
+		e.addBytes(f.buf[start:f.ends[i]])
+		f.snaps = append(f.snaps, e)
+	}
+	return f.snaps[k]
+}
+
+// estimateTokens is the Estimator's count of the response s describes,
+// with the numbers of s.tr as they are, and the share of its envelope after
+// the items, in thousandths of a token.
+func (f *fitter) estimateTokens(s *shape) (tokens int, tail int64) {
+	var e estimate
+	if s.clipped != nil {
+		e = f.snap(0)
+		e.addBytes(s.clipped)
+	} else {
+		e = f.snap(s.k)
+	}
+	before := e.milli
+	f.tailBuf = f.appendTail(f.tailBuf[:0], s)
+	e.addBytes(f.tailBuf)
+	return e.tokens(), e.total() - before
 }
 
 func (f *fitter) setWindow(w *WindowInfo) error {
@@ -656,17 +777,30 @@ func (f *fitter) measure(s *shape, tokens int) error {
 	// chars = fixed + len(truncation(chars, tokens(chars))) is
 	// non-decreasing in chars and grows by digits only: iterating from below
 	// reaches its least fixed point in a few steps.
+	//
+	// With the Estimator, the token count is solved for too: it is the
+	// estimate of the response with that count written in it, and grows
+	// with the digits of both numbers only.
 	var scratch [256]byte
-	chars := 0
+	chars, estimated := 0, 0
 	for range 64 {
 		s.tr.EstimatedChars = chars
 		s.tr.EstimatedTokens = tokens
-		if f.tok == nil {
+		switch {
+		case f.est:
+			s.tr.EstimatedTokens = estimated
+		case f.tok == nil:
 			s.tr.EstimatedTokens = f.b.estimateTokens(chars)
 		}
 		// appendTruncation writes the ClippedFields brackets without their
 		// contents here: those are in pathsRunes.
 		got := fixed + len(appendTruncation(scratch[:0], &s.tr, nil))
+		if f.est && got == chars {
+			if t, _ := f.estimateTokens(s); t != estimated {
+				estimated = t
+				continue
+			}
+		}
 		if got == chars {
 			s.chars, s.tokens = chars, s.tr.EstimatedTokens
 			return nil
@@ -775,6 +909,8 @@ func (f *fitter) fit() (Fitted, error) {
 		}
 	case k > 0 && f.tok != nil:
 		out, s, err = f.fitTokens(k)
+	case k > 0 && f.est && !f.fits(s):
+		out, s, err = f.fitEstimate(k, s)
 	case k > 0:
 		out, err = f.assemble(s)
 	}
@@ -863,6 +999,67 @@ func (f *fitter) fitTokens(kc int) ([]byte, *shape, error) {
 		k = k2
 	}
 	return nil, nil, nil
+}
+
+// fitEstimate cuts the first kc items, the prefix that fits the character
+// ceiling but whose estimated tokens are over the token limit, to the
+// longest prefix that fits both. The estimate of a prefix grows with it, and
+// the envelope around the items changes by a few tokens only: the estimates
+// of the items choose the cut, and each candidate is measured exactly. It
+// returns nil bytes when no item fits.
+func (f *fitter) fitEstimate(kc int, s *shape) ([]byte, *shape, error) {
+	reason := ReasonCharacterLimit // the token limit derived from the characters
+	if f.b.MaxTokens > 0 {
+		reason = ReasonTokenLimit
+	}
+	limit := int64(f.limitTokens) * milli
+	_, tail := f.estimateTokens(s)
+	k := kc - 1
+	var fit *shape
+	for k > 0 {
+		// The largest prefix whose items leave room for the tail.
+		lo, hi := 0, k
+		for lo < hi {
+			mid := (lo + hi + 1) / 2
+			if f.snap(mid).milli+tail <= limit {
+				lo = mid
+			} else {
+				hi = mid - 1
+			}
+		}
+		if lo == 0 {
+			break
+		}
+		k = lo
+		c, err := f.sizeOf(k, reason)
+		if err != nil {
+			return nil, nil, err
+		}
+		if f.fits(c) {
+			fit = c
+			break
+		}
+		// The tail took more than expected: expect that much more.
+		_, t := f.estimateTokens(c)
+		tail = max(tail, t)
+		k--
+	}
+	if fit == nil {
+		return nil, nil, nil
+	}
+	// A shorter tail may leave room for more items.
+	for k := fit.k + 1; k < kc; k++ {
+		c, err := f.sizeOf(k, reason)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !f.fits(c) {
+			break
+		}
+		fit = c
+	}
+	out, err := f.assemble(fit)
+	return out, fit, err
 }
 
 // largestTokK returns the largest k in [0, hi] whose items count at most
@@ -1209,8 +1406,13 @@ func (f *fitter) clipFirst() ([]byte, *shape, error) {
 			return out, s, err
 		}
 		excess := s.chars - f.charCap
-		if f.tok != nil {
+		switch {
+		case f.tok != nil:
 			excess = max(s.chars-f.limitChars, ceilInt(float64(s.tokens-f.limitTokens)*f.b.CharsPerToken), 1)
+		case f.est:
+			// Characters in proportion to the tokens over the limit.
+			perToken := float64(s.chars) / float64(max(s.tokens, 1))
+			excess = max(s.chars-f.limitChars, ceilInt(float64(s.tokens-f.limitTokens)*perToken), 1)
 		}
 		if !waterfill(leaves, excess) {
 			return nil, nil, f.tooSmall(s, "the envelope with result 0 clipped to its minimum")

@@ -79,12 +79,20 @@ func checkFitted[T any](t *testing.T, name string, b Budget, in FitInput[T], fd 
 	if tr.EstimatedTokens > b.LimitTokens() {
 		t.Errorf("%s: %d tokens, over LimitTokens %d", name, tr.EstimatedTokens, b.LimitTokens())
 	}
-	if b.MaxTokens > 0 && b.Tokenizer != nil {
+	switch {
+	case b.MaxTokens > 0 && b.Tokenizer != nil:
 		if n := b.Tokenizer.CountTokens(string(fd.JSON)); n > b.LimitTokens() {
 			t.Errorf("%s: the tokenizer counts %d tokens, over LimitTokens %d", name, n, b.LimitTokens())
 		}
-	} else if want := b.withDefaults().estimateTokens(runes); tr.EstimatedTokens != want {
-		t.Errorf("%s: estimatedTokens = %d, want ceil(%d/%v) = %d", name, tr.EstimatedTokens, runes, b.withDefaults().CharsPerToken, want)
+	case b.CharsPerToken == 0:
+		// The Estimator counts the tokens of the very response.
+		if want := (Estimator{}).CountTokens(string(fd.JSON)); tr.EstimatedTokens != want {
+			t.Errorf("%s: estimatedTokens = %d, the Estimator counts %d", name, tr.EstimatedTokens, want)
+		}
+	default:
+		if want := b.withDefaults().estimateTokens(runes); tr.EstimatedTokens != want {
+			t.Errorf("%s: estimatedTokens = %d, want ceil(%d/%v) = %d", name, tr.EstimatedTokens, runes, b.withDefaults().CharsPerToken, want)
+		}
 	}
 	if tr.LimitChars != b.LimitChars() || tr.LimitTokens != b.LimitTokens() {
 		t.Errorf("%s: limits reported %d chars, %d tokens; want %d, %d", name, tr.LimitChars, tr.LimitTokens, b.LimitChars(), b.LimitTokens())
@@ -136,7 +144,8 @@ func checkFitted[T any](t *testing.T, name string, b Budget, in FitInput[T], fd 
 }
 
 // checkMaximal checks that no longer prefix than the one kept would have
-// fit the character ceiling (without a Tokenizer).
+// fit the character ceiling (without a Tokenizer), and with the Estimator
+// the token limit too.
 func checkMaximal[T any](t *testing.T, name string, b Budget, in FitInput[T], fd Fitted) {
 	t.Helper()
 	if fd.Truncation.Reason != ReasonCharacterLimit && fd.Truncation.Reason != ReasonTokenLimit {
@@ -158,8 +167,16 @@ func checkMaximal[T any](t *testing.T, name string, b Budget, in FitInput[T], fd
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.chars <= f.charCap {
-			t.Errorf("%s: kept %d items, but %d items fit too (%d characters, ceiling %d)", name, fd.Kept, k, s.chars, f.charCap)
+		if f.est && s.chars <= f.charCap && k < f.n && b.MaxTokens > 0 {
+			// Keeping k items, cut by the token limit: the reason says so.
+			if next, err := f.sizeOf(k+1, reason); err == nil && next.chars <= f.charCap && k+1 <= f.m {
+				if s, err = f.sizeOf(k, ReasonTokenLimit); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if f.fits(s) {
+			t.Errorf("%s: kept %d items, but %d items fit too (%d characters, ceiling %d; %d tokens, limit %d)", name, fd.Kept, k, s.chars, f.charCap, s.tokens, f.limitTokens)
 		}
 	}
 }
@@ -365,15 +382,27 @@ func TestFitCursor(t *testing.T) {
 func TestFitEmptyPage(t *testing.T) {
 	for _, items := range [][]doc{nil, {}} {
 		in := FitInput[doc]{Page: pageOf(items, 0, 10, 0), Call: searchCall}
-		fd, err := Fit(Budget{Logger: quiet}, in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkFitted(t, "empty", Budget{}, in, fd)
-		want := `{"results":[],"pagination":{"total":0,"totalKind":"exact","limit":10,"offset":0,"returned":0,"hasMore":false},"truncated":false,` +
-			`"truncation":{"originalCount":0,"returnedCount":0,"estimatedChars":282,"limitChars":45000,"estimatedTokens":101,"limitTokens":16071},"hint":"No results."}`
-		if got := string(fd.JSON); got != want {
-			t.Errorf("empty page: %s\ngot  %s\nwant %s", diffText(got, want), got, want)
+		for _, tt := range []struct {
+			b    Budget
+			want string
+		}{
+			// Tokens estimated by the Estimator, the default.
+			{Budget{}, `"estimatedChars":281,"limitChars":45000,"estimatedTokens":86,"limitTokens":16071}`},
+			// Tokens estimated at a fixed 2.8 characters each.
+			{Budget{CharsPerToken: DefaultCharsPerToken}, `"estimatedChars":282,"limitChars":45000,"estimatedTokens":101,"limitTokens":16071}`},
+		} {
+			b := tt.b
+			b.Logger = quiet
+			fd, err := Fit(b, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkFitted(t, "empty", tt.b, in, fd)
+			want := `{"results":[],"pagination":{"total":0,"totalKind":"exact","limit":10,"offset":0,"returned":0,"hasMore":false},"truncated":false,` +
+				`"truncation":{"originalCount":0,"returnedCount":0,` + tt.want + `,"hint":"No results."}`
+			if got := string(fd.JSON); got != want {
+				t.Errorf("empty page: %s\ngot  %s\nwant %s", diffText(got, want), got, want)
+			}
 		}
 	}
 }
@@ -428,20 +457,24 @@ func TestFitRunesNotBytes(t *testing.T) {
 		items = append(items, doc{ID: i, Title: "多言語", Content: texts[i%len(texts)]})
 	}
 	for _, maxChars := range []int{1500, 2000, 3000, 5000, 20_000} {
-		name := fmt.Sprintf("MaxChars %d", maxChars)
-		b := Budget{MaxChars: maxChars, Logger: quiet}
-		in := FitInput[doc]{Page: pageOf(items, 0, 12, 12), Call: Call{Tool: "検索", Args: Args{{"query", "東京 <tower>"}}}}
-		fd, err := Fit(b, in)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		checkFitted(t, name, b, in, fd)
-		checkMaximal(t, name, b, in, fd)
-		if maxChars == 3000 && len(fd.JSON) <= b.LimitChars() {
-			t.Errorf("%s: %d bytes, want more bytes than the %d-character limit: the test must have multi-byte characters", name, len(fd.JSON), b.LimitChars())
-		}
-		if bytes.Contains(fd.JSON, []byte(`\u003c`)) {
-			t.Errorf("%s: HTML escaped: %s", name, fd.JSON)
+		for _, cpt := range []float64{0, DefaultCharsPerToken} {
+			name := fmt.Sprintf("MaxChars %d, CharsPerToken %v", maxChars, cpt)
+			b := Budget{MaxChars: maxChars, CharsPerToken: cpt, Logger: quiet}
+			in := FitInput[doc]{Page: pageOf(items, 0, 12, 12), Call: Call{Tool: "検索", Args: Args{{"query", "東京 <tower>"}}}}
+			fd, err := Fit(b, in)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			checkFitted(t, name, b, in, fd)
+			checkMaximal(t, name, b, in, fd)
+			// With the Estimator, the token limit cuts these texts first:
+			// multi-byte characters are a token or more each.
+			if maxChars == 3000 && cpt != 0 && len(fd.JSON) <= b.LimitChars() {
+				t.Errorf("%s: %d bytes, want more bytes than the %d-character limit: the test must have multi-byte characters", name, len(fd.JSON), b.LimitChars())
+			}
+			if bytes.Contains(fd.JSON, []byte(`\u003c`)) {
+				t.Errorf("%s: HTML escaped: %s", name, fd.JSON)
+			}
 		}
 	}
 }
@@ -1139,5 +1172,42 @@ func TestCharsForTokens(t *testing.T) {
 	}
 	if _, err := Fit(tiny, FitInput[doc]{Page: pageOf(docs(10), 0, 10, 1)}); !errors.Is(err, ErrInvalidBudget) {
 		t.Errorf("Fit with 1e-300 characters a token: error %v, want ErrInvalidBudget", err)
+	}
+}
+
+// TestPresets checks the presets' numbers: Claude Code's 25,000 tokens and
+// 50,000 characters with the default margin, the design note's 100,000
+// characters, 0.8 margin and 4 characters a token, and the list of named
+// presets.
+func TestPresets(t *testing.T) {
+	cc := ClaudeCode()
+	if cc.MaxChars != 50_000 || cc.MaxTokens != 25_000 || cc.Margin != DefaultMargin || cc.CharsPerToken != 0 || cc.Tokenizer != nil {
+		t.Errorf("ClaudeCode() = %+v, want 50,000 characters, 25,000 tokens, margin 0.9, the Estimator", cc)
+	}
+	if cc.LimitChars() != 45_000 || cc.LimitTokens() != 22_500 || cc.Validate() != nil {
+		t.Errorf("ClaudeCode(): limits %d characters, %d tokens, %v; want 45,000, 22,500", cc.LimitChars(), cc.LimitTokens(), cc.Validate())
+	}
+	note := Budget100K()
+	if note.LimitChars() != 80_000 || note.LimitTokens() != 20_000 {
+		t.Errorf("Budget100K(): limits %d characters, %d tokens; want 80,000, 20,000", note.LimitChars(), note.LimitTokens())
+	}
+	// The note counts 4 characters a token, as it says; the Estimator
+	// would count far more for the same JSON.
+	js := strings.Repeat(`{"id":"note-000123","title":"Design note","score":0.8571},`, 100)
+	if flat, est := note.CountTokens(js), (Estimator{}).CountTokens(js); flat != (len(js)+3)/4 || est < flat*13/10 {
+		t.Errorf("Budget100K counts %d tokens for %d characters of JSON, the Estimator %d: want 4 a token, and the Estimator 30%% more", flat, len(js), est)
+	}
+	var names []string
+	for _, p := range Presets() {
+		names = append(names, p.Name)
+		if p.Source == "" || p.Budget.Validate() != nil {
+			t.Errorf("preset %s: source %q, %v", p.Name, p.Source, p.Budget.Validate())
+		}
+	}
+	if want := []string{"default", "claude-code", "note-100k"}; !slices.Equal(names, want) {
+		t.Errorf("Presets() names %q, want %q", names, want)
+	}
+	if p := Presets(); !reflect.DeepEqual(p[0].Budget, Budget{}) || !reflect.DeepEqual(p[1].Budget, ClaudeCode()) || !reflect.DeepEqual(p[2].Budget, Budget100K()) {
+		t.Errorf("Presets() budgets %+v", p)
 	}
 }

@@ -40,6 +40,14 @@
 //     ([ports.ErrInvalidQuery]), missing ids ([ports.ErrNotFound]), invalid
 //     items ([ports.ErrInvalidItem], with nothing stored); LIKE wildcards,
 //     quotes and backslashes match literally.
+//   - Properties: random data sets (ties, items written twice or replaced,
+//     Unicode), walked with random page sizes and fitted into random
+//     budgets by following the fitted next calls: no item skipped or
+//     repeated, never over budget (see [PropertySeedsEnv] for longer
+//     runs).
+//   - Cursors: without [Harness.Cursors] every paged method rejects any
+//     cursor with [bounded.ErrInvalidCursor]; with it, a cursor replayed
+//     on another method is rejected.
 //
 // Subtests are named after the port, the method and the property, e.g.
 // "Notes/Backlinks/pagesize=7" or "Knowledge/SearchNodes/fuzzy/exactly-once/hint",
@@ -47,9 +55,9 @@
 // failure names the call (arguments and page) and prints the difference
 // from memrepo as a go-cmp diff (-memrepo +store).
 //
-// A run makes about 7,700 read calls and 1,600 write calls to the store
-// under test, the same on every run: the fixtures are generated from a fixed
-// seed.
+// A run makes about 8,400 read calls and 1,850 write calls to the store
+// under test, the same on every run: the fixtures are generated from fixed
+// seeds.
 //
 // The suite is itself tested against deliberately broken stores (that skip
 // or repeat an item between pages, miscount a total, break ties otherwise,
@@ -112,4 +120,6 @@ func run(t TB, h Harness) {
 	s.runPort(t, knowledgePort, fixture{entities: Entities(Seed)}, s.knowledgeTests)
 	s.runPort(t, historyPort, fixture{runs: Runs(Seed)}, s.historyTests)
 	s.runPort(t, codePort, fixture{chunks: Chunks(Seed)}, s.codeTests)
+	s.runProperties(t)
+	s.runCursorChecks(t)
 }

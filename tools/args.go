@@ -125,7 +125,8 @@ type spec struct {
 type input struct {
 	spec *spec
 	vals map[string]any
-	// size is the length of the arguments in characters.
+	// raw is the arguments as given, size their length in characters.
+	raw  string
 	size int
 }
 
@@ -160,7 +161,7 @@ func (in *input) strs(name string) []string { s, _ := in.value(name).([]string);
 // unknown or repeated key, and every value of its declared type and range.
 // An explicit null is the same as leaving the argument out.
 func (sp *spec) parse(raw json.RawMessage) (*input, error) {
-	in := &input{spec: sp, vals: make(map[string]any), size: utf8.RuneCount(raw)}
+	in := &input{spec: sp, vals: make(map[string]any), raw: string(raw), size: utf8.RuneCount(raw)}
 	bad := func(arg, reason string, kind error) error {
 		return &ArgumentError{Tool: sp.name, Argument: arg, Reason: reason, Kind: kind}
 	}

@@ -12,33 +12,63 @@ import (
 	"github.com/boundedkit/bounded/ports"
 )
 
-// envelopeReserve is the part of a budget kept for the envelope around the
-// longest text of one result: pagination, truncation report, the hint and
-// next call without the caller's arguments, and the result's other fields.
-const envelopeReserve = 1000
+// envelopeReserve and envelopeReserveTokens are the part of a budget kept
+// for the envelope around the longest text of one result: pagination,
+// truncation report, the hint and next call without the caller's
+// arguments, and the result's other fields.
+const (
+	envelopeReserve       = 1000
+	envelopeReserveTokens = 450
+)
 
-// room is the most characters the encoded text of one result may take, so
-// that a single result rarely needs the budget's last-resort clip (which
-// cannot say where the text continues): the budget less the envelope and
-// the caller's arguments, which come back twice (in the hint and in next).
-func (r *request) room() int {
-	return max(r.budget.LimitChars()-envelopeReserve-2*r.in.size, 200)
+// room is what the encoded text of one result may take, in characters and
+// in tokens (as the request's budget counts them).
+type room struct{ chars, tokens int }
+
+// less returns rm less the encoded text enc of a string and a separator.
+func (rm room) less(r *request, enc string) room {
+	return room{rm.chars - utf8.RuneCountInString(enc) - 1, rm.tokens - r.budget.CountTokens(enc) - 1}
+}
+
+// half returns half of rm, for two texts that share it.
+func (rm room) half() room { return room{rm.chars / 2, rm.tokens / 2} }
+
+// room is the most the encoded text of one result may take, so that a
+// single result rarely needs the budget's last-resort clip (which cannot say
+// where the text continues): the budget less the envelope and the caller's
+// arguments, which come back twice (in the hint and in next).
+func (r *request) room() room {
+	return room{
+		chars:  max(r.budget.LimitChars()-envelopeReserve-2*r.in.size, 200),
+		tokens: max(r.budget.LimitTokens()-envelopeReserveTokens-2*r.budget.CountTokens(r.in.raw), 80),
+	}
 }
 
 // clipText clips s to maxChars runes (0: no limit) with [bounded.Clip], and
-// further until its JSON encoding takes at most room characters.
-func clipText(s string, maxChars, room int) (string, bounded.ClipInfo) {
-	limit := room
+// further until its JSON encoding takes at most rm.chars characters and
+// rm.tokens tokens, counted by the request's budget.
+func (r *request) clipText(s string, maxChars int, rm room) (string, bounded.ClipInfo) {
+	limit := rm.chars
 	if maxChars > 0 && maxChars < limit {
 		limit = maxChars
 	}
 	out, info := bounded.Clip(s, limit)
 	for limit > 0 {
 		enc := encodedRunes(out)
-		if enc <= room {
+		if enc <= rm.chars {
 			break
 		}
-		limit = max(limit-(enc-room), 0)
+		limit = max(limit-(enc-rm.chars), 0)
+		out, info = bounded.Clip(s, limit)
+	}
+	for limit > 0 {
+		tokens := r.budget.CountTokens(string(mustJSON(out)))
+		if tokens <= rm.tokens {
+			break
+		}
+		// Characters in proportion to the tokens over, and at least one.
+		limit = min(limit-1, limit*rm.tokens/tokens)
+		limit = max(limit, 0)
 		out, info = bounded.Clip(s, limit)
 	}
 	return out, info
@@ -81,7 +111,7 @@ func keptPrefix(s string, info bounded.ClipInfo) string {
 // content clipped by the access mode and to room characters encoded, with
 // the window info corrected for the clip and the call for the lines that
 // follow.
-func (s *Set) noteContentItem(r *request, nc ports.NoteContent, n, i, room int) NoteContentItem {
+func (s *Set) noteContentItem(r *request, nc ports.NoteContent, n, i int, rm room) NoteContentItem {
 	it := NoteContentItem{ID: nc.ID, Title: nc.Title}
 	if r.detailed {
 		it.Tags = nc.Tags
@@ -96,7 +126,7 @@ func (s *Set) noteContentItem(r *request, nc ports.NoteContent, n, i, room int) 
 		win.NextOffset = 0
 		return it
 	}
-	text, clip := clipText(nc.Content, limit, room)
+	text, clip := r.clipText(nc.Content, limit, rm)
 	it.Content = &text
 	if clip.Clipped {
 		it.ContentClip = &clip
@@ -121,14 +151,15 @@ func (s *Set) noteContentItem(r *request, nc ports.NoteContent, n, i, room int) 
 }
 
 // nextLines is the argument list of the get_note call that reads note id
-// from line offset, keeping the caller's maxLines, budget and detail.
+// from line offset, keeping the caller's maxLines, budget, budgetTokens and
+// detail.
 func (r *request) nextLines(id string, offset int) bounded.Args {
 	a := bounded.Args{{Name: "id", Value: id}}
 	if v, ok := r.in.vals["maxLines"]; ok {
 		a = append(a, bounded.Arg{Name: "maxLines", Value: v})
 	}
 	a = append(a, bounded.Arg{Name: "lineOffset", Value: offset})
-	for _, name := range []string{"budget", "detail"} {
+	for _, name := range []string{"budget", "budgetTokens", "detail"} {
 		if v, ok := r.in.vals[name]; ok {
 			a = append(a, bounded.Arg{Name: name, Value: v})
 		}

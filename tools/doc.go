@@ -31,7 +31,16 @@
 // pageSize or maxLines over its maximum is clamped and the response says so.
 //
 // Every tool takes budget (the most characters of this response, at most
-// the server's [Config.Budget]) and detail ("concise" or "detailed").
+// the server's [Config.Budget]), budgetTokens (the most tokens, at most the
+// server's: an agent with 8,000 tokens of context left passes
+// "budgetTokens":8000) and detail ("concise" or "detailed"). Both budgets
+// are clamped to the server's limits, never raised, and the limits applied
+// are in the response's truncation (limitChars, limitTokens). Tokens are
+// counted as the server's budget counts them: exactly with a Tokenizer
+// (package tokenizer), else by [bounded.Estimator], in which case 97% of
+// budgetTokens is used, for the estimate's error
+// ([bounded.MaxEstimateError]). Use a preset such as [bounded.ClaudeCode]
+// for [Config.Budget].
 // Paged tools take limit and offset, except search_knowledge, which takes a
 // 0-based page and pageSize, and offset to continue after a budget cut.
 //

@@ -260,9 +260,12 @@ func (s *Set) fitNotes(r *request, page bounded.Paged[NoteContentItem], first po
 	// The text's room: the budget less the envelope around it (its empty
 	// quotes aside), and slack for the numbers and the clip report that
 	// change with it.
-	const slack = 160
-	room := max(r.budget.LimitChars()-m.Truncation.EstimatedChars+2-slack, 2)
-	it := s.noteContentItem(r, first, n, 0, room)
+	const slack, slackTokens = 160, 64
+	rm := room{
+		chars:  max(r.budget.LimitChars()-m.Truncation.EstimatedChars+2-slack, 2),
+		tokens: max(r.budget.LimitTokens()-m.Truncation.EstimatedTokens+1-slackTokens, 1),
+	}
+	it := s.noteContentItem(r, first, n, 0, rm)
 	it.Context = page.Items[0].Context
 	items := slices.Clone(page.Items)
 	items[0] = it

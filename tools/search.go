@@ -59,16 +59,16 @@ func (s *Set) entityItem(r *request, m ports.NodeMatch, n, i int) EntityItem {
 		}
 		return it
 	}
-	room, left := r.room(), limit
+	rm, left := r.room(), limit
 	cut := false
 	for _, o := range m.Observations {
-		if room < 64 || limit > 0 && left < 32 {
+		if rm.chars < 64 || rm.tokens < 24 || limit > 0 && left < 32 {
 			cut = true
 			break
 		}
-		text, info := clipText(o, max(left, 0), room)
+		text, info := r.clipText(o, max(left, 0), rm)
 		it.Observations = append(it.Observations, text)
-		room -= encodedRunes(text) + 1
+		rm = rm.less(r, string(mustJSON(text)))
 		left -= info.ReturnedChars
 		if info.Clipped {
 			cut = true
@@ -108,7 +108,7 @@ func (s *Set) runItem(r *request, v ports.RunView, n, i int) RunItem {
 		it.Withheld = []string{"body"}
 		return it
 	}
-	body, info := clipText(v.Body, limit, r.room())
+	body, info := r.clipText(v.Body, limit, r.room())
 	it.Body = &body
 	it.BodyTruncated = it.BodyTruncated || info.Clipped
 	return it
@@ -151,8 +151,8 @@ func (s *Set) codeItem(r *request, m ports.CodeMatch, n, i int) CodeItem {
 		}
 		return it
 	}
-	room := r.room()
-	content, info := clipText(m.Content, limit, room)
+	rm := r.room()
+	content, info := r.clipText(m.Content, limit, rm)
 	it.Content = &content
 	if info.Clipped {
 		it.ContentClip = &info
@@ -160,9 +160,9 @@ func (s *Set) codeItem(r *request, m ports.CodeMatch, n, i int) CodeItem {
 	if !r.detailed {
 		return it
 	}
-	if left := (room - encodedRunes(content)) / 2; left >= 64 {
-		it.ContextBefore, _ = clipText(m.ContextBefore, limit, left)
-		it.ContextAfter, _ = clipText(m.ContextAfter, limit, left)
+	if left := rm.less(r, string(mustJSON(content))).half(); left.chars >= 64 && left.tokens >= 24 {
+		it.ContextBefore, _ = r.clipText(m.ContextBefore, limit, left)
+		it.ContextAfter, _ = r.clipText(m.ContextAfter, limit, left)
 	}
 	return it
 }

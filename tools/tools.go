@@ -49,8 +49,9 @@ type Config struct {
 	// titles only, never content), ports.Balanced ("" means Balanced) or
 	// ports.Full.
 	Mode ports.Mode
-	// Budget is the ceiling of every response. A call's budget argument
-	// may lower it, never raise it. The zero Budget is bounded's default.
+	// Budget is the ceiling of every response. A call's budget and
+	// budgetTokens arguments may lower it, never raise it. The zero Budget
+	// is bounded's default; bounded.ClaudeCode() is Claude Code's.
 	Budget bounded.Budget
 	// Hints sets how much the hint of each response says.
 	Hints bounded.HintStyle
@@ -130,6 +131,11 @@ func (s *Set) Policy() ports.Policy { return s.policy }
 // several hundred.
 const MinBudget = 1000
 
+// MinBudgetTokens is the smallest budgetTokens a call may ask for (or the
+// server's token limit, if lower): MinBudget's characters of compact JSON,
+// at 2.8 characters a token.
+const MinBudgetTokens = 350
+
 // request is one parsed call: its arguments, the page asked for, the call
 // that a hint continues, and the budget.
 type request struct {
@@ -151,7 +157,7 @@ type handler func(ctx context.Context, r *request) ([]byte, error)
 // schema and the description's standard sentences, and wraps h with the
 // parsing every tool shares.
 func (s *Set) add(sp spec, h handler) {
-	limit := s.cfg.Budget.LimitChars()
+	limit, tokens := s.cfg.Budget.LimitChars(), s.cfg.Budget.LimitTokens()
 	if sp.paged {
 		sp.params = append(sp.params, pagingParams(sp.paging, sp.limits)...)
 	}
@@ -159,6 +165,10 @@ func (s *Set) add(sp spec, h handler) {
 		param{name: "budget", kind: kindInt, hasMin: true, min: MinBudget, hasMax: true, max: limit, clamp: true, def: limit,
 			sentinel: bounded.ErrInvalidBudget,
 			desc:     fmt.Sprintf("Most characters this response may take, envelope included: default and maximum %s (larger values are clamped).", bounded.FormatCount(limit))},
+		param{name: "budgetTokens", kind: kindInt, hasMin: true, min: min(MinBudgetTokens, tokens), hasMax: true, max: tokens, clamp: true, def: tokens,
+			sentinel: bounded.ErrInvalidBudget,
+			desc: fmt.Sprintf("Most tokens this response may take, envelope included, e.g. what is left of your context: default and maximum %s (larger values are clamped; truncation.limitTokens is the limit applied). %s",
+				bounded.FormatCount(tokens), tokenCounting(s.cfg.Budget))},
 		param{name: "detail", kind: kindString, enum: []string{"concise", "detailed"}, def: "detailed",
 			desc: `"concise" returns fewer fields per result; "detailed" (the default) all of them.`},
 	)
@@ -217,16 +227,7 @@ func pagingParams(paging bounded.Paging, l bounded.Limits) []param {
 // newRequest builds the page, the call and the budget of a parsed call.
 func (s *Set) newRequest(sp *spec, in *input) (*request, error) {
 	r := &request{in: in, hints: s.cfg.Hints, detailed: in.str("detail") != "concise", budget: s.cfg.Budget}
-	if n, ok := in.vals["budget"].(int); ok && n < r.budget.LimitChars() {
-		// Lower the ceiling to n characters exactly, keeping the token
-		// limit no higher than the server's.
-		b := r.budget
-		if b.MaxTokens > 0 {
-			b.MaxTokens = b.LimitTokens()
-		}
-		b.MaxChars, b.Margin = n, 1
-		r.budget = b
-	}
+	r.budget = callBudget(s.cfg.Budget, in)
 	r.call = bounded.Call{Tool: sp.name, Paging: sp.paging, DefaultLimit: sp.limits.Default}
 	for _, p := range sp.params {
 		if v, ok := in.vals[p.name]; ok && p.role == roleArg {
@@ -259,6 +260,54 @@ func (s *Set) newRequest(sp *spec, in *input) (*request, error) {
 	return r, nil
 }
 
+// callBudget is the server's budget b lowered by the call's budget (in
+// characters) and budgetTokens arguments, never raised: each is clamped to
+// b's limit. A lowered budget holds its limits exactly (Margin 1), but for
+// the error of an estimate: when b estimates tokens with the Estimator,
+// budgetTokens is lowered by bounded.MaxEstimateError, so that the exact
+// count stays within it. The token limit of a call that gives budget alone
+// stays derived from its characters when the server's is.
+func callBudget(b bounded.Budget, in *input) bounded.Budget {
+	chars, tokens := b.LimitChars(), b.LimitTokens()
+	n, hasChars := in.vals["budget"].(int)
+	t, hasTokens := in.vals["budgetTokens"].(int)
+	hasChars = hasChars && n < chars
+	hasTokens = hasTokens && t < tokens
+	if !hasChars && !hasTokens {
+		return b
+	}
+	if hasChars {
+		chars = n
+	}
+	if hasTokens {
+		tokens = t
+		if estimates(b) {
+			tokens = max(int(float64(t)*(1-bounded.MaxEstimateError)), 1)
+		}
+	}
+	if b.MaxTokens > 0 || hasTokens {
+		b.MaxTokens = tokens
+	}
+	b.MaxChars, b.Margin = chars, 1
+	return b
+}
+
+// estimates reports whether b counts tokens with the Estimator: when a call
+// gives budgetTokens, it has MaxTokens, so a Tokenizer counts if b has one.
+func estimates(b bounded.Budget) bool { return b.Tokenizer == nil && b.CharsPerToken == 0 }
+
+// tokenCounting says how a budget counts tokens, for the budgetTokens
+// argument's description.
+func tokenCounting(b bounded.Budget) string {
+	switch {
+	case b.Tokenizer != nil:
+		return "Tokens are counted exactly."
+	case b.CharsPerToken > 0:
+		return fmt.Sprintf("Tokens are estimated at %v characters each.", b.CharsPerToken)
+	}
+	return fmt.Sprintf("Tokens are estimated, on the high side, and %v%% of a lower budgetTokens is used, for the estimate's error.", 100-100*bounded.MaxEstimateError)
+}
+
 // describe completes a tool's description with how it pages, its budget,
 // the detail option and the access mode.
 func (s *Set) describe(sp *spec) string {
@@ -274,7 +323,8 @@ func (s *Set) describe(sp *spec) string {
 		fmt.Fprintf(&b, " Returns %s results per call by default, %s at most (limit). pagination has total, hasMore and nextOffset; to continue, call again with the arguments in next (the same arguments with offset=nextOffset).",
 			bounded.FormatCount(l.Default), bounded.FormatCount(l.Max))
 	}
-	fmt.Fprintf(&b, " A response is at most %s characters (budget lowers it); results that do not fit are cut at a result boundary, truncation says so, and next continues from the first result cut.", bounded.FormatCount(s.cfg.Budget.LimitChars()))
+	fmt.Fprintf(&b, " A response is at most %s characters (budget lowers it) and %s tokens (budgetTokens lowers it); results that do not fit are cut at a result boundary, truncation says so, and next continues from the first result cut.",
+		bounded.FormatCount(s.cfg.Budget.LimitChars()), bounded.FormatCount(s.cfg.Budget.LimitTokens()))
 	switch s.policy.Mode {
 	case ports.Private:
 		b.WriteString(" Private mode: only ids, titles and other identifiers are returned, never content; withheld fields are listed in each result's withheld.")

@@ -45,11 +45,12 @@ import (
 // columns (bytewise order) and exact fuzzy search over a trigram side
 // table.
 var Dialect = sqlstore.Dialect{
-	Name:   "postgres",
-	Text:   `TEXT COLLATE "C"`,
-	Instr:  "strpos",
-	Fuzzy:  sqlstore.FuzzyTrigramTable,
-	Float8: "(%s)::float8",
+	Name:        "postgres",
+	Text:        `TEXT COLLATE "C"`,
+	Instr:       "strpos",
+	LateralJoin: true,
+	Fuzzy:       sqlstore.FuzzyTrigramTable,
+	Float8:      "(%s)::float8",
 }
 
 // pgTrgmDialect is Dialect with fuzzy search by pg_trgm.

@@ -18,7 +18,11 @@
 //
 // Fuzzy search computes pg_trgm's similarity exactly from a side table of
 // the entity names' trigrams, filled in Go with [ports.Trigrams]; it needs
-// no extension or scalar function, so it works with every SQLite driver.
+// no extension or scalar function, so it works with every SQLite driver
+// (the tests pass on modernc.org/sqlite and, built with -tags cgosqlite, on
+// mattn/go-sqlite3). An FTS5 trigram index would not do: it indexes the
+// raw text's trigrams, not pg_trgm's padded ones ("  a", " ab"), so it
+// cannot find the words of one or two letters that pg_trgm matches.
 package sqlite
 
 import (

@@ -51,8 +51,8 @@ func (s *Store) ResponseHistory(ctx context.Context, endpointID string, p bounde
 		count: "SELECT count(*) AS total FROM bounded_runs r WHERE r.endpoint_id = ?", countArgs: []any{endpointID},
 		page: "SELECT r.id AS id, r.endpoint_id AS endpoint_id, r.started_at AS started_at, r.finished_at AS finished_at, r.status AS status," +
 			" r.status_code AS status_code, substr(r.body, 1, ?) AS body, r.body_chars AS body_chars" +
-			" FROM (SELECT id FROM bounded_runs WHERE endpoint_id = ? ORDER BY started_at DESC, id DESC LIMIT ? OFFSET ?) AS k" +
-			" JOIN bounded_runs r ON r.id = k.id",
+			" FROM (SELECT id FROM bounded_runs WHERE endpoint_id = ? ORDER BY started_at DESC, id DESC LIMIT ? OFFSET ?) AS k " +
+			s.keyJoin("bounded_runs", "r", "id"),
 		pageArgs: []any{ports.HistoryBodyChars, endpointID, req.Limit, req.Offset},
 		limited:  true,
 		order:    "p.started_at DESC, p.id DESC",

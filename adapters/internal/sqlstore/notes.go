@@ -294,7 +294,7 @@ func (s *Store) ListNotes(ctx context.Context, f ports.ListFilter, p bounded.Pag
 		q = paged{
 			count: "SELECT count(*) AS total FROM bounded_note_tags t WHERE " + where, countArgs: args,
 			page: "SELECT " + noteRefCols + " FROM (SELECT t.note_id AS id FROM bounded_note_tags t WHERE " + where +
-				" ORDER BY t.updated_at DESC, t.note_id LIMIT ? OFFSET ?) AS k JOIN bounded_notes n ON n.id = k.id",
+				" ORDER BY t.updated_at DESC, t.note_id LIMIT ? OFFSET ?) AS k " + s.keyJoin("bounded_notes", "n", "id"),
 			pageArgs: append(args, req.Limit, req.Offset),
 		}
 	} else {
@@ -306,7 +306,7 @@ func (s *Store) ListNotes(ctx context.Context, f ports.ListFilter, p bounded.Pag
 		q = paged{
 			count: "SELECT count(*) AS total FROM bounded_notes n" + where, countArgs: args,
 			page: "SELECT " + noteRefCols + " FROM (SELECT n.id AS id FROM bounded_notes n" + where +
-				" ORDER BY n.updated_at DESC, n.id LIMIT ? OFFSET ?) AS k JOIN bounded_notes n ON n.id = k.id",
+				" ORDER BY n.updated_at DESC, n.id LIMIT ? OFFSET ?) AS k " + s.keyJoin("bounded_notes", "n", "id"),
 			pageArgs: append(args, req.Limit, req.Offset),
 		}
 	}
@@ -548,7 +548,7 @@ func (s *Store) Backlinks(ctx context.Context, id string, p bounded.Page) (bound
 	q := paged{
 		count: "SELECT count(*) AS total FROM bounded_note_backlinks b WHERE b.target = ?", countArgs: []any{id},
 		page: "SELECT " + noteRefCols + " FROM (SELECT b.source_id AS id FROM bounded_note_backlinks b" +
-			" WHERE b.target = ? ORDER BY b.updated_at DESC, b.source_id LIMIT ? OFFSET ?) AS k JOIN bounded_notes n ON n.id = k.id",
+			" WHERE b.target = ? ORDER BY b.updated_at DESC, b.source_id LIMIT ? OFFSET ?) AS k " + s.keyJoin("bounded_notes", "n", "id"),
 		pageArgs: []any{id, req.Limit, req.Offset},
 		limited:  true,
 		order:    "p.updated_at DESC, p.id",

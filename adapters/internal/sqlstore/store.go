@@ -135,6 +135,17 @@ func (s *Store) run(ctx context.Context, q paged, req bounded.Request, scan func
 	return s.query(ctx, b.String(), args, scan)
 }
 
+// keyJoin joins the rows of table (as alias) whose key column equals k.id,
+// the keys of a page read by a subquery k: a plain join, or with
+// [Dialect.LateralJoin] a lateral subquery (its LIMIT 1, harmless on a
+// key, keeps Postgres from flattening it back into a plain join).
+func (s *Store) keyJoin(table, alias, key string) string {
+	if s.d.LateralJoin {
+		return "CROSS JOIN LATERAL (SELECT * FROM " + table + " WHERE " + key + " = k.id LIMIT 1) AS " + alias
+	}
+	return "JOIN " + table + " " + alias + " ON " + alias + "." + key + " = k.id"
+}
+
 // query runs a statement and calls scan for each row.
 func (s *Store) query(ctx context.Context, query string, args []any, scan func(rows *sql.Rows) error) error {
 	rows, err := s.db.QueryContext(ctx, query, args...)

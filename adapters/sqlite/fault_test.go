@@ -1,0 +1,174 @@
+package sqlite_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/adapters/internal/adaptertest"
+	"github.com/boundedkit/bounded/adapters/sqlite"
+	"github.com/boundedkit/bounded/memrepo"
+	"github.com/boundedkit/bounded/ports"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/driver/sqliteshim"
+	"go.uber.org/goleak"
+)
+
+// TestMain fails the package's tests if any goroutine outlives them: a
+// store, a query, a canceled call or a pool must not leak one. The SQLite
+// driver (modernc.org/sqlite) starts no background goroutine, and every
+// bun.DB the tests open is closed, so nothing is ignored.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// denseStore opens a store holding DenseHierarchy(k) (written in one
+// transaction: fast) and returns the store, its bun.DB and the hierarchy's
+// top note.
+func denseStore(t *testing.T, k int) (*sqlite.Store, *bun.DB, string) {
+	t.Helper()
+	ctx := context.Background()
+	s, db := openDB(t, "dense.db")
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inTx, err := sqlite.New(ctx, tx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top := adaptertest.DenseHierarchy(ctx, t, inTx, "dense", k)
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return s, db, top
+}
+
+// TestCancelMidQuery cancels, 20 ms in, a Descendants walk over a dense
+// hierarchy that takes SQLite far longer: the call returns promptly (the
+// driver interrupts the statement) with an error wrapping
+// context.Canceled, and the store answers the next call.
+func TestCancelMidQuery(t *testing.T) {
+	s, _, top := denseStore(t, 80)
+	descendants := func(ctx context.Context) error {
+		_, err := s.Descendants(ctx, top, ports.MaxDescendantDepth, bounded.Page{})
+		return err
+	}
+	for _, deadline := range []bool{false, true} {
+		late, err := adaptertest.Interrupted(t, descendants, 20*time.Millisecond, 500*time.Millisecond, deadline)
+		want := context.Canceled
+		if deadline {
+			want = context.DeadlineExceeded
+		}
+		adaptertest.WantContextErr(t, fmt.Sprintf("Descendants interrupted (deadline %v)", deadline), err, want, false)
+		t.Logf("deadline %v: returned %v after the context ended: %v", deadline, late, err)
+	}
+	if _, err := s.ListNotes(context.Background(), ports.ListFilter{}, bounded.Page{Limit: 5}); err != nil {
+		t.Errorf("after the interrupted calls: %v", err)
+	}
+}
+
+// TestPoolExhausted holds the pool's only connection in a transaction:
+// a read and a write wait for it, and return when their context ends, with
+// its error, instead of hanging; once the transaction ends they succeed.
+func TestPoolExhausted(t *testing.T) {
+	s, db := openDB(t, "pool.db")
+	ctx := context.Background()
+	if err := s.PutNote(ctx, ports.Note{ID: "a", Title: "A"}); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := map[string]func(ctx context.Context) error{
+		"ListNotes": func(ctx context.Context) error {
+			_, err := s.ListNotes(ctx, ports.ListFilter{}, bounded.Page{})
+			return err
+		},
+		"PutNote": func(ctx context.Context) error { return s.PutNote(ctx, ports.Note{ID: "b", Title: "B"}) },
+	}
+	for name, call := range calls {
+		for _, deadline := range []bool{false, true} {
+			late, err := adaptertest.Interrupted(t, call, 100*time.Millisecond, 300*time.Millisecond, deadline)
+			want := context.Canceled
+			if deadline {
+				want = context.DeadlineExceeded
+			}
+			adaptertest.WantContextErr(t, fmt.Sprintf("%s waiting for a connection (deadline %v)", name, deadline), err, want, false)
+			t.Logf("%s, deadline %v: returned %v after the context ended: %v", name, deadline, late, err)
+		}
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	for name, call := range calls {
+		if err := call(ctx); err != nil {
+			t.Errorf("%s after the transaction ended: %v", name, err)
+		}
+	}
+}
+
+// TestLockedByAnotherProcess holds SQLite's write lock from another
+// connection (another process, as far as the store can tell): reads go on
+// (WAL), a write waits (busy_timeout) and returns promptly with the
+// context's error when canceled, and succeeds once the lock is released
+// within the busy timeout. No SQLITE_BUSY reaches the caller.
+func TestLockedByAnotherProcess(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "locked.db")
+	s, db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	other, err := sql.Open(sqliteshim.ShimName, "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	conn, err := other.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ListNotes(ctx, ports.ListFilter{}, bounded.Page{}); err != nil {
+		t.Errorf("a read while another connection holds the write lock: %v", err)
+	}
+	put := func(ctx context.Context) error { return s.PutNote(ctx, ports.Note{ID: "x", Title: "X"}) }
+	for _, deadline := range []bool{false, true} {
+		late, err := adaptertest.Interrupted(t, put, 50*time.Millisecond, 300*time.Millisecond, deadline)
+		want := context.Canceled
+		if deadline {
+			want = context.DeadlineExceeded
+		}
+		adaptertest.WantContextErr(t, fmt.Sprintf("PutNote waiting for the write lock (deadline %v)", deadline), err, want, false)
+		t.Logf("deadline %v: returned %v after the context ended: %v", deadline, late, err)
+	}
+	release := time.AfterFunc(200*time.Millisecond, func() { conn.ExecContext(ctx, "COMMIT") })
+	defer release.Stop()
+	start := time.Now()
+	if err := put(ctx); err != nil {
+		t.Errorf("PutNote while the lock is released after 200 ms: %v", err)
+	}
+	t.Logf("PutNote waited %v for the other connection's lock", time.Since(start))
+}
+
+// TestDescendantsCost times Descendants over a dense hierarchy against
+// memrepo's: the recursive SQL walk keeps every (note, depth) pair, so its
+// work grows with notes^2 * depth where memrepo's breadth-first walk is
+// linear in the edges.
+func TestDescendantsCost(t *testing.T) {
+	const k = 120
+	s, _, top := denseStore(t, k)
+	ref := memrepo.New()
+	adaptertest.DenseHierarchy(context.Background(), t, ref, "dense", k)
+	adaptertest.DescendantsCost(t, s, ref, top)
+}

@@ -1,0 +1,65 @@
+package sqlite_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/boundedkit/bounded/adapters/internal/adaptertest"
+	"github.com/boundedkit/bounded/adapters/sqlite"
+)
+
+// FuzzSearch sends fuzzed strings (adaptertest.FuzzQuery: as given, 1 MB,
+// over 1 MB, upper-cased, wrapped in LIKE wildcards) through every method
+// that takes a string from the caller, with fuzzed pages and windows: no
+// panic, and each answer is memrepo's, or an error wrapping the same
+// sentinel as memrepo's (never an untyped driver error); every note is
+// still there afterwards. The seed corpus, testdata/fuzz/FuzzSearch, holds
+// SQL, LIKE wildcards, quotes, backslashes, bun placeholders, NUL, invalid
+// UTF-8 and 1 MB queries. A long run:
+//
+//	go test ./adapters/sqlite -run '^$' -fuzz '^FuzzSearch$' -fuzztime 60s -fuzzminimizetime 2s
+func FuzzSearch(f *testing.F) {
+	s, db, err := sqlite.Open(context.Background(), filepath.Join(f.TempDir(), "fuzz.db"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { db.Close() })
+	fz := adaptertest.NewFuzzer(f, s)
+	for _, q := range adaptertest.InjectionQueries {
+		f.Add(q, uint8(0), int8(7), uint16(0))
+	}
+	f.Fuzz(func(t *testing.T, q string, mode uint8, limit int8, offset uint16) {
+		fz.Check(t, adaptertest.FuzzQuery(q, mode), mode, int(limit), adaptertest.FuzzOffset(offset))
+	})
+}
+
+// TestInjection sends the strings that break SQL built from input (quotes,
+// comments, DROP TABLE, LIKE wildcards and escapes, placeholders) through
+// every string-taking method: each answer is memrepo's, and every table of
+// the schema is still there, with every note.
+func TestInjection(t *testing.T) {
+	s, db := openDB(t, "injection.db")
+	tables := func() int {
+		var n int
+		if err := db.QueryRow("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name LIKE 'bounded!_%' ESCAPE '!'").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := tables()
+	f := adaptertest.NewFuzzer(t, s)
+	for _, q := range adaptertest.InjectionQueries {
+		for _, mode := range []uint8{0, 3, 4} {
+			f.Check(t, adaptertest.FuzzQuery(q, mode), mode, 7, 0)
+		}
+	}
+	if after := tables(); after != before || before < 10 {
+		t.Errorf("%d bounded_ tables before the queries, %d after", before, after)
+	}
+	t.Logf("%d calls compared with memrepo; the %d tables intact", f.Calls, before)
+}
+
+// TestHugeFuzzyQuery times fuzzy SearchNodes with 1 MB queries (see
+// adaptertest.HugeFuzzyQuery). It runs only with BOUNDED_KNOWN_BUGS=1.
+func TestHugeFuzzyQuery(t *testing.T) { adaptertest.HugeFuzzyQuery(t, open(t)) }

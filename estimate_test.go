@@ -1,0 +1,186 @@
+package bounded
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestEstimatorCounts pins the estimate of small texts whose exact counts
+// (o200k_base / cl100k_base) are known: the estimate is at or just above
+// the larger. Package tokenizer checks the Estimator against the exact
+// counts on real corpora.
+func TestEstimatorCounts(t *testing.T) {
+	for _, c := range []struct {
+		text          string
+		exact         int // the larger of the two exact counts
+		atMost        int // the estimate's ceiling for this text
+		o200k, cl100k int
+	}{
+		{text: "", exact: 0, atMost: 0},
+		{text: "hello world", exact: 2, atMost: 3},
+		{text: "1234567", exact: 3, atMost: 3}, // digits go by 3: exact
+		{text: `{"results":[{"id":"note-000123","title":"Design note 12: fox dog","score":0.8571428571,"tags":["go","agents"]},{"id":2}],"pagination":{"total":350,"hasMore":true}}`, exact: 53, atMost: 60},
+		{text: "The quick brown fox jumps over the lazy dog while an agent pages through search results and budgets its context window carefully.", exact: 23, atMost: 27},
+		{text: "func (f *fitter) appendTail(b []byte, s *shape) []byte {\n\tb = append(b, keyPagination...)\n}", exact: 29, atMost: 34},
+		{text: "日本語のテキスト、会议记录。한국어 문장은 영어보다", exact: 25, atMost: 33},
+		{text: "🎉 👩‍💻", exact: 9, atMost: 16},
+	} {
+		got := Estimator{}.CountTokens(c.text)
+		if got < c.exact || got > c.atMost {
+			t.Errorf("CountTokens(%.40q) = %d, want %d to %d", c.text, got, c.exact, c.atMost)
+		}
+	}
+}
+
+// randomText builds texts from pieces of every class the estimate knows:
+// words of both cases, digits, punctuation and escapes, whitespace and
+// newlines, non-ASCII letters, marks and symbols, invalid UTF-8.
+func randomText(r *rand.Rand) string {
+	pieces := []string{"a", "B", "ab", "Zq", "JSON", "String", "x.y", "0", "7", "123", " ", "  ", "\t", "\n", "\r\n",
+		"\\", `\"`, `\n`, `\t`, `\u00e9`, `"`, "{", "}", ":", ",", "[", "](", "'s", "é", "ß", "日", "語", "カ", "한", "Ж", "ש", "\u0301", "😀", "👩‍💻", "→", "\xff", "\xe6\x97"}
+	var b strings.Builder
+	for range r.IntN(40) {
+		b.WriteString(pieces[r.IntN(len(pieces))])
+	}
+	return b.String()
+}
+
+// TestEstimatorTableMatchesReference checks that the table the Estimator
+// runs on computes what the reference machine does, on random texts of
+// every class of character: the table's states, reduced to what their
+// future depends on, lose nothing.
+func TestEstimatorTableMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	for range 20_000 {
+		s := randomText(r)
+		var e estimate
+		e.addString(s)
+		var ref ref
+		ref.addString(s)
+		if got, want := e.total(), ref.milli+ref.pendingWS(wsEnd); got != want {
+			t.Fatalf("%q: table %d, reference %d", s, got, want)
+		}
+		var eb estimate
+		eb.addBytes([]byte(s))
+		if eb != e {
+			t.Fatalf("%q: addBytes %+v, addString %+v", s, eb, e)
+		}
+	}
+}
+
+// TestEstimatorForks checks what Fit relies on: an estimate copied after a
+// prefix and continued with the rest gives the estimate of the whole text,
+// and an estimate never decreases as text is added.
+func TestEstimatorForks(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	for range 5000 {
+		a, b := randomText(r), randomText(r)
+		var e estimate
+		e.addString(a)
+		prefix := e.tokens()
+		fork := e
+		fork.addString(b)
+		if got, want := fork.tokens(), (Estimator{}).CountTokens(a+b); got != want {
+			t.Fatalf("%q + %q: forked estimate %d, whole %d", a, b, got, want)
+		}
+		if fork.tokens() < prefix {
+			t.Fatalf("%q + %q: %d tokens, fewer than the prefix's %d", a, b, fork.tokens(), prefix)
+		}
+	}
+}
+
+// TestEstimatorConcurrent estimates from many goroutines at once (run
+// with -race): the first use builds the state table.
+func TestEstimatorConcurrent(t *testing.T) {
+	texts := make([]string, 64)
+	r := rand.New(rand.NewPCG(1, 1))
+	for i := range texts {
+		texts[i] = randomText(r)
+	}
+	want := make([]int, len(texts))
+	for i, s := range texts {
+		want[i] = Estimator{}.CountTokens(s)
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i, s := range texts {
+				if got := (Estimator{}).CountTokens(s); got != want[i] {
+					t.Errorf("goroutine %d: %q: %d, want %d", g, s, got, want[i])
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// TestBudgetCountTokens checks that a Budget counts tokens as Fit does:
+// its Tokenizer with MaxTokens, its CharsPerToken when set, else the
+// Estimator.
+func TestBudgetCountTokens(t *testing.T) {
+	s := `{"results":[{"id":"日本語","n":12345}]}`
+	for _, c := range []struct {
+		name string
+		b    Budget
+		want int
+	}{
+		{"default: the Estimator", Budget{}, Estimator{}.CountTokens(s)},
+		{"ClaudeCode: the Estimator", ClaudeCode(), Estimator{}.CountTokens(s)},
+		{"4 characters a token", Budget100K(), 9}, // 35 characters
+		{"a tokenizer with MaxTokens", Budget{MaxTokens: 100, Tokenizer: wordTokenizer{}}, wordTokenizer{}.CountTokens(s)},
+		{"a tokenizer without MaxTokens", Budget{Tokenizer: panicTokenizer{}}, Estimator{}.CountTokens(s)},
+	} {
+		if got := c.b.CountTokens(s); got != c.want {
+			t.Errorf("%s: CountTokens = %d, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+// TestFitHoldsEstimatedTokens fits pages of CJK, emoji and code, which a
+// flat characters-a-token rule lets far over their token limit: with the
+// Estimator, the default budget holds it.
+func TestFitHoldsEstimatedTokens(t *testing.T) {
+	texts := []string{strings.Repeat("日本語のテキスト。", 30), strings.Repeat("👩‍👩‍👧 ", 40), strings.Repeat("if err != nil {\n\treturn err\n}\n", 20)}
+	var items []doc
+	for i := range 300 {
+		items = append(items, doc{ID: i, Title: fmt.Sprintf("item %d", i), Content: texts[i%len(texts)]})
+	}
+	for _, b := range []Budget{{}, {MaxChars: 8000}, ClaudeCode(), {MaxChars: 100_000, MaxTokens: 3000}} {
+		b.Logger = quiet
+		in := FitInput[doc]{Page: pageOf(items, 0, 300, 1000), Call: searchCall}
+		fd, err := Fit(b, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkFitted(t, fmt.Sprintf("%+v", b), b, in, fd)
+		checkMaximal(t, fmt.Sprintf("%+v", b), b, in, fd)
+		if est := (Estimator{}).CountTokens(string(fd.JSON)); est > b.LimitTokens() || fd.Kept == len(items) {
+			t.Errorf("budget %+v: %d tokens estimated, limit %d; kept %d", b, est, b.LimitTokens(), fd.Kept)
+		}
+		// The flat rule of the same budget lets far more tokens through.
+		flat := b
+		flat.CharsPerToken = DefaultCharsPerToken
+		ff, err := Fit(flat, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if est := (Estimator{}).CountTokens(string(ff.JSON)); b.MaxTokens == 0 && est <= b.LimitTokens() {
+			t.Errorf("budget %+v at 2.8 characters a token: %d tokens estimated, within the limit %d: the test needs denser text", b, est, b.LimitTokens())
+		}
+	}
+}
+
+func BenchmarkEstimator(b *testing.B) {
+	var sb strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&sb, `{"id":"note-%06d","title":"Design note %d","content":"The quick brown fox jumps over the lazy dog; func f(x int) error {\n\treturn nil\n}","score":0.%d},`, i, i, i)
+	}
+	s := sb.String()
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		Estimator{}.CountTokens(s)
+	}
+}
