@@ -54,7 +54,7 @@ const (
 // Truncation reasons, the values of [Truncation.Reason].
 const (
 	// ReasonCharacterLimit: results were cut to fit the character ceiling
-	// (or, with MaxTokens 0, the token estimate derived from it).
+	// (or, with MaxTokens 0, the token limit derived from it).
 	ReasonCharacterLimit = "character_limit"
 	// ReasonTokenLimit: results were cut to fit MaxTokens, which was
 	// tighter than the character ceiling.
@@ -87,7 +87,8 @@ type Tokenizer interface {
 // CharsPerToken is set, the fixed rule of older budgets (Budget100K's 4);
 // otherwise by the Estimator, which errs on the safe side and holds the
 // token limit on any content (JSON structure, code, prose, CJK text). A flat
-// rule does not: 45,000 characters of CJK text are over 45,000 tokens.
+// rule does not: 45,000 characters of CJK text run 31,000 (o200k_base) to
+// 45,000 (cl100k_base) tokens, where 2.8 characters a token assumes 16,071.
 //
 // Characters are Unicode code points (runes) of the encoded JSON, counted as
 // written: an escape such as \u00e9 or \n counts as the 6 or 2 characters it

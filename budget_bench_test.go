@@ -111,3 +111,32 @@ func BenchmarkFitVsMarshal(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFitEstimatorVsFlat runs Fit with the default budget, whose
+// tokens the Estimator counts, and with the same budget estimating tokens
+// at a flat DefaultCharsPerToken (no read of the items beyond their
+// encoding), alternately, and reports the ratio of their times as
+// estimator/flat: the cost of holding the token limit on any content.
+func BenchmarkFitEstimatorVsFlat(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			_, in, budget := benchInput(n)
+			flat := budget
+			flat.CharsPerToken = DefaultCharsPerToken
+			var est, fl time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				if _, err := Fit(budget, in); err != nil {
+					b.Fatal(err)
+				}
+				t1 := time.Now()
+				if _, err := Fit(flat, in); err != nil {
+					b.Fatal(err)
+				}
+				est += t1.Sub(t0)
+				fl += time.Since(t1)
+			}
+			b.ReportMetric(float64(est)/float64(fl), "estimator/flat")
+		})
+	}
+}

@@ -131,13 +131,6 @@ func runCalibration(ctx context.Context, goroot string) error {
 				return err
 			}
 			kind := fmt.Sprintf("JSON responses: %s, %s", w.name, mode)
-			if dir := os.Getenv("MEASURE_DUMP"); dir != "" {
-				var all []byte
-				for _, r := range rs {
-					all = append(append(all, r.json...), '\n')
-				}
-				_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%s.jsonl", w.name, mode)), all, 0o644)
-			}
 			var ss []sample
 			seen := map[string]bool{}
 			for _, r := range rs {

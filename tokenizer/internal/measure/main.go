@@ -1,13 +1,22 @@
 // Command measure calibrates bounded's token [bounded.Estimator] against the
 // exact o200k_base and cl100k_base tokenizers, and measures the budget
-// presets on real corpora: the demo vault of examples/notes, the Go source
-// tree under `go env GOROOT`, the conformance suite's fixtures, JSON
-// responses of the tools over all three, and CJK text.
+// presets, on real corpora: the demo vault of examples/notes, the Go source
+// tree under `go env GOROOT`, the conformance suite's fixtures, the
+// project's design notes (../shared, when it is there), CJK and other
+// scripts (tokenizer/testdata), and the JSON responses of the tools over
+// the vault, the fixtures and Go packages of GOROOT/src.
 //
-//	go run ./tokenizer/internal/measure -calibrate   # ratios per kind of content
-//	go run ./tokenizer/internal/measure -presets     # the presets' largest responses
+//	go run ./tokenizer/internal/measure -calibrate   # characters a token, and the Estimator's error, by kind of content
+//	go run ./tokenizer/internal/measure -presets     # the responses of the tools under each preset, counted exactly
+//	go run ./tokenizer/internal/measure -testdata tokenizer/testdata   # rewrite the JSON test samples
 //
-// It prints Markdown tables, the figures of BENCHMARKS.md.
+// It prints Markdown tables (the figures of BENCHMARKS.md) and, on standard
+// error, the responses behind the extremes. Exact counts are cached in the
+// user's cache directory: a second run takes seconds, a first one minutes.
+// MEASURE_ONLY=text runs only the presets whose name contains text;
+// MEASURE_OVER=dir writes the responses over their token limit there;
+// MEASURE_SAMPLES=file appends each calibration sample and its exact counts
+// to file, as JSON lines, to fit the Estimator's constants on.
 package main
 
 import (
