@@ -917,7 +917,11 @@ func walk(t *testing.T, name string, data []doc, l Limits, call Call, style Hint
 func TestFitWalk(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	alphabet := []rune("abcdefghij klmnopqrstuvwxyz 日本語 é 👍 \"<>&\n")
-	data := make([]doc, 1000)
+	count := 1000
+	if raceEnabled {
+		count = 250
+	}
+	data := make([]doc, count)
 	for i := range data {
 		n := rng.IntN(1200)
 		if rng.IntN(50) == 0 {
