@@ -81,7 +81,7 @@ func (s *Store) SearchCode(ctx context.Context, q ports.CodeQuery, p bounded.Pag
 	}
 	const from = " FROM (SELECT chunk_id, count(*) AS shared FROM bounded_chunk_terms WHERE term IN (?) GROUP BY chunk_id) AS m" +
 		" JOIN bounded_chunks c ON c.id = m.chunk_id WHERE 1 = 1"
-	args := append([]any{bun.In(terms)}, whereArgs...)
+	args := append([]any{bun.List(terms)}, whereArgs...)
 	pq := paged{
 		count: "SELECT count(*) AS total" + from + where, countArgs: args,
 		page: "SELECT c.id AS id, c.file_path AS file_path, c.language AS language, c.start_line AS start_line, c.end_line AS end_line," +

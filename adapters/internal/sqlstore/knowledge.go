@@ -163,7 +163,7 @@ func (s *Store) searchTrigramTable(ctx context.Context, q ports.NodeQuery, req b
 		parts = append(parts, `SELECT x.name, CAST(x.shared AS DOUBLE PRECISION) / (e.trigram_count + ? - x.shared) AS sim
 			FROM (SELECT t.name, count(*) AS shared FROM bounded_entity_trigrams t WHERE t.trigram IN (?) GROUP BY t.name) AS x
 			JOIN bounded_entities e ON e.name = x.name`)
-		args = append(args, len(tri), bun.In(tri))
+		args = append(args, len(tri), bun.List(tri))
 	}
 	if len(parts) == 0 {
 		return bounded.Paged[ports.NodeMatch]{Page: req.Info(0, 0)}, nil

@@ -192,7 +192,7 @@ func (s *Store) GetNotes(ctx context.Context, ids []string, w bounded.Window) (p
 	found := make(map[string]noteRow, len(ids))
 	err := s.query(ctx,
 		"SELECT id, title, tags, created_at, updated_at, content FROM bounded_notes WHERE id IN (?)",
-		[]any{bun.In(ids)}, func(rows *sql.Rows) error {
+		[]any{bun.List(ids)}, func(rows *sql.Rows) error {
 			var r noteRow
 			if err := rows.Scan(&r.id, &r.title, &r.tags, &r.created, &r.updated, &r.content); err != nil {
 				return err
@@ -384,13 +384,13 @@ func (s *Store) SearchByLinks(ctx context.Context, q ports.LinkQuery, p bounded.
 	var args []any
 	if len(q.HasLinksTo) > 0 {
 		conds = append(conds, "n.id IN (SELECT l.source_id FROM bounded_note_links l WHERE l.is_external = 0 AND l.target IN (?))")
-		args = append(args, bun.In(q.HasLinksTo))
+		args = append(args, bun.List(q.HasLinksTo))
 	}
 	if len(q.LinkedFrom) > 0 {
 		// Links are stored only for existing notes, so every source found
 		// here exists.
 		conds = append(conds, "n.id IN (SELECT l.target FROM bounded_note_links l WHERE l.is_external = 0 AND l.source_id IN (?))")
-		args = append(args, bun.In(q.LinkedFrom))
+		args = append(args, bun.List(q.LinkedFrom))
 	}
 	if len(q.ExternalDomains) > 0 {
 		// host = d, or host ends with "." + d: its last n characters are
