@@ -37,13 +37,17 @@ import (
 // "Properties/<port>/seed=<n>".
 
 // PropertySeedsEnv names the environment variable that sets how many seeds
-// the property tests run per port (default 2): a longer run, e.g.
+// the property tests run per port (default 2; 1 under the race detector): a
+// longer run, e.g.
 // BOUNDED_PROPERTY_SEEDS=50 go test ./adapters/... -run Conformance/Properties.
 const PropertySeedsEnv = "BOUNDED_PROPERTY_SEEDS"
 
 // propertySeeds are the seeds of the property tests.
 func propertySeeds() []uint64 {
 	n := 2
+	if raceEnabled {
+		n = 1
+	}
 	if v, err := strconv.Atoi(os.Getenv(PropertySeedsEnv)); err == nil && v > 0 {
 		n = v
 	}

@@ -13,8 +13,8 @@ import (
 )
 
 // TestConcurrentWrites writes 16 goroutines x 200 runs, notes, entities
-// and chunks at once through two stores, each with its own pool, on one
-// schema: no write fails (no deadlock between transactions writing the
+// and chunks at once (16 x 50 under the race detector) through two stores,
+// each with its own pool, on one schema: no write fails (no deadlock between transactions writing the
 // same rows, no serialization error), and every item is stored exactly
 // once.
 func TestConcurrentWrites(t *testing.T) {
@@ -29,7 +29,7 @@ func TestConcurrentWrites(t *testing.T) {
 		}
 		stores = append(stores, s)
 	}
-	st := adaptertest.ConcurrentWrites(t, stores, 16, 200)
+	st := adaptertest.ConcurrentWrites(t, stores, 16, adaptertest.Scaled(200, 50))
 	t.Logf("%d concurrent writes through 2 pools: %d failed, in %v", st.Writes, st.Failed, st.Elapsed)
 }
 
@@ -44,7 +44,7 @@ func TestReimport(t *testing.T) {
 // reversed: known bug, the two transactions lock the chunks' rows in
 // opposite orders and Postgres fails one with "deadlock detected".
 func TestReversedBatches(t *testing.T) {
-	if errs := adaptertest.ReversedBatches(t, open(t), 50); len(errs) > 0 {
+	if errs := adaptertest.ReversedBatches(t, open(t), adaptertest.Scaled(50, 10)); len(errs) > 0 {
 		adaptertest.KnownBug(t, "PutChunks of the same chunks in opposite orders from two goroutines: %v", errs[0])
 	}
 }

@@ -25,9 +25,6 @@ func FuzzSearch(f *testing.F) {
 		f.Fatal(err)
 	}
 	fz := adaptertest.NewFuzzer(f, s)
-	for _, q := range adaptertest.InjectionQueries {
-		f.Add(q, uint8(0), int8(7), uint16(0))
-	}
 	f.Fuzz(func(t *testing.T, q string, mode uint8, limit int8, offset uint16) {
 		fz.Check(t, adaptertest.FuzzQuery(q, mode), mode, int(limit), adaptertest.FuzzOffset(offset))
 	})
@@ -53,7 +50,7 @@ func TestInjection(t *testing.T) {
 	before := tables()
 	f := adaptertest.NewFuzzer(t, s)
 	for _, q := range adaptertest.InjectionQueries {
-		for _, mode := range []uint8{0, 3, 4} {
+		for _, mode := range []uint8{0, 3, 4}[:adaptertest.Scaled(3, 1)] {
 			f.Check(t, adaptertest.FuzzQuery(q, mode), mode, 7, 0)
 		}
 	}

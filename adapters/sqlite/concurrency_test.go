@@ -39,10 +39,10 @@ func TestOpenPragmas(t *testing.T) {
 }
 
 // TestConcurrentWrites writes 16 goroutines x 200 runs, notes, entities
-// and chunks at once into one database file through two stores opened with
-// Open (two pools: as two processes, they contend for SQLite's lock, which
-// busy_timeout must absorb): no write fails (no SQLITE_BUSY escapes), and
-// every item is stored exactly once.
+// and chunks at once (16 x 25 under the race detector) into one database
+// file through two stores opened with Open (two pools: as two processes,
+// they contend for SQLite's lock, which busy_timeout must absorb): no write
+// fails (no SQLITE_BUSY escapes), and every item is stored exactly once.
 func TestConcurrentWrites(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "concurrent.db")
 	var stores []adaptertest.Store
@@ -54,7 +54,7 @@ func TestConcurrentWrites(t *testing.T) {
 		t.Cleanup(func() { db.Close() })
 		stores = append(stores, s)
 	}
-	st := adaptertest.ConcurrentWrites(t, stores, 16, 200)
+	st := adaptertest.ConcurrentWrites(t, stores, 16, adaptertest.Scaled(200, 25))
 	t.Logf("%d concurrent writes through 2 pools: %d failed, in %v", st.Writes, st.Failed, st.Elapsed)
 }
 
@@ -79,7 +79,7 @@ func openDB(t *testing.T, name string) (*sqlite.Store, *bun.DB) {
 // TestReversedBatches puts the same chunks from two goroutines, one batch
 // reversed: SQLite has one writer at a time, so no deadlock.
 func TestReversedBatches(t *testing.T) {
-	if errs := adaptertest.ReversedBatches(t, open(t), 50); len(errs) > 0 {
+	if errs := adaptertest.ReversedBatches(t, open(t), adaptertest.Scaled(50, 10)); len(errs) > 0 {
 		t.Errorf("PutChunks of the same chunks in opposite orders from two goroutines: %v", errs[0])
 	}
 }

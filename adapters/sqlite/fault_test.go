@@ -166,6 +166,9 @@ func TestLockedByAnotherProcess(t *testing.T) {
 // work grows with notes^2 * depth where memrepo's breadth-first walk is
 // linear in the edges.
 func TestDescendantsCost(t *testing.T) {
+	if adaptertest.Race {
+		t.Skip("a timing test: meaningless under the race detector")
+	}
 	const k = 120
 	s, _, top := denseStore(t, k)
 	ref := memrepo.New()

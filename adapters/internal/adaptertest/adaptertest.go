@@ -157,9 +157,14 @@ func must(t *testing.T, err error) {
 var pages = []bounded.Page{{}, {Limit: 1}, {Limit: 3, Offset: 2}, {Limit: 7, Offset: 5}, {Limit: 100000}, {Offset: 1000}, {Limit: -1}, {Cursor: "x"}}
 
 // Differential loads random data into memrepo and the store, then compares
-// every read method over many queries and pages.
+// every read method over many queries and pages: for three data sets, or
+// one with -short or -race.
 func Differential(t *testing.T, open Opener) {
-	for seed := uint64(1); seed <= 3; seed++ {
+	seeds := uint64(3)
+	if race || testing.Short() {
+		seeds = 1
+	}
+	for seed := uint64(1); seed <= seeds; seed++ {
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
 			ctx := context.Background()
 			r := rand.New(rand.NewPCG(seed, 42))

@@ -126,7 +126,7 @@ func DescendantsCost(t *testing.T, got Store, ref ports.Notes, top string) {
 		t.Errorf("Descendants differs from memrepo (-memrepo +store):\n%s", d)
 	}
 	t.Logf("Descendants(%q, 20) over a dense hierarchy: %v; memrepo %v", top, gt, rt)
-	if gt > 100*time.Millisecond && gt > 20*rt {
+	if !Race && gt > 100*time.Millisecond && gt > 20*rt {
 		KnownBug(t, "Descendants(maxDepth 20) over a dense hierarchy takes %v, memrepo %v: the recursive CTE expands every (note, depth) pair", gt, rt)
 	}
 }
@@ -175,4 +175,13 @@ func HugeFuzzyQuery(t *testing.T, got Store) {
 	if gt > time.Second {
 		KnownBug(t, "one fuzzy query of 1 MB takes %v (memrepo %v); a call may carry %d of them", gt, rt, ports.MaxQueries)
 	}
+}
+
+// Scaled is normal, or underRace when the tests run with the race
+// detector.
+func Scaled(normal, underRace int) int {
+	if Race {
+		return underRace
+	}
+	return normal
 }
