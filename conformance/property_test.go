@@ -16,6 +16,9 @@ import (
 // TestPropertiesCatchBrokenStores runs the property tests alone on the
 // broken stores of TestBrokenStores: each must be caught there too.
 func TestPropertiesCatchBrokenStores(t *testing.T) {
+	// Two seeds, as in a build without the race detector: a single seed
+	// may draw no request over the maximum.
+	t.Setenv(PropertySeedsEnv, "2")
 	for _, c := range []struct {
 		name  string
 		store func(m *memrepo.Store) Store

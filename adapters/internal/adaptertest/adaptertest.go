@@ -161,7 +161,7 @@ var pages = []bounded.Page{{}, {Limit: 1}, {Limit: 3, Offset: 2}, {Limit: 7, Off
 // one with -short or -race.
 func Differential(t *testing.T, open Opener) {
 	seeds := uint64(3)
-	if race || testing.Short() {
+	if Race || testing.Short() {
 		seeds = 1
 	}
 	for seed := uint64(1); seed <= seeds; seed++ {

@@ -71,7 +71,7 @@ func Hostile(t *testing.T, open Opener) {
 		must(t, got.PutChunks(ctx, c))
 	}
 	longQueries := []string{long[:60_000], long[1000:61_000], strings.Repeat("x", ports.MaxQueryBytes+1)}
-	if !race && !testing.Short() {
+	if !Race && !testing.Short() {
 		longQueries = append(longQueries, strings.Repeat("w1 ", ports.MaxQueryBytes/3))
 	}
 	b := both{t: t, ref: ref, got: got, name: "store"}
@@ -98,7 +98,7 @@ func Hostile(t *testing.T, open Opener) {
 	}
 	for _, h := range hostile {
 		variants := []string{h, "x" + h, h + "x", "title " + h, "dir" + h}
-		if race || testing.Short() {
+		if Race || testing.Short() {
 			variants = []string{h, "title " + h}
 		}
 		for _, q := range variants {
