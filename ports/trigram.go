@@ -43,7 +43,10 @@ func Trigrams(s string) []string {
 // Similarity is pg_trgm's similarity of a and b: the number of trigrams
 // they share divided by the number of distinct trigrams of either, computed
 // in float32 as pg_trgm does (0 when either has no trigram). Fuzzy search
-// ranks by it in every implementation; Postgres computes it natively.
+// ranks by it in every implementation. The SQL adapters compute it from a
+// trigram table filled with [Trigrams]; Postgres' own pg_trgm agrees on
+// ASCII text only (it classifies some non-ASCII letters differently and
+// hashes multibyte trigrams), so it is an opt-in of the Postgres adapter.
 func Similarity(a, b string) float32 {
 	return SimilarityOf(Trigrams(a), Trigrams(b))
 }
