@@ -72,7 +72,7 @@ func (s *suite) runProperties(t TB) {
 	t.Run("Properties", func(t TB) {
 		var st propStats
 		start := time.Now()
-		ports := []struct {
+		portTests := []struct {
 			p    port
 			test func(t TB, r *rand.Rand, st *propStats)
 		}{
@@ -81,7 +81,7 @@ func (s *suite) runProperties(t TB) {
 			{historyPort, s.historyProperties},
 			{codePort, s.codeProperties},
 		}
-		for _, pt := range ports {
+		for _, pt := range portTests {
 			t.Run(string(pt.p), func(t TB) {
 				for _, seed := range propertySeeds() {
 					t.Run(fmt.Sprintf("seed=%d", seed), func(t TB) {
@@ -107,8 +107,8 @@ func (s *suite) openProps(t TB, p port, fx fixture) (st, ref Store) {
 	return s.fill(t, st, fx)
 }
 
-// propRand returns the random source of one check: the seed's, mixed with
-// the check's name, so that adding a check does not change the others.
+// propRand returns the random source of one check, drawn from the data
+// set's and mixed with the check's name.
 func propRand(r *rand.Rand, name string) *rand.Rand {
 	h := fnv.New64a()
 	h.Write([]byte(name))
