@@ -82,18 +82,7 @@ func (s *Store) GetNote(ctx context.Context, id string, w bounded.Window) (ports
 // [ports.ErrInvalidQuery], as is an invalid id; an invalid window is
 // [bounded.ErrInvalidWindow].
 func (s *Store) GetNotes(ctx context.Context, ids []string, w bounded.Window) (ports.GetNotesResult, error) {
-	switch {
-	case len(ids) == 0:
-		return ports.GetNotesResult{}, fmt.Errorf("%w: no ids given", ports.ErrInvalidQuery)
-	case len(ids) > ports.MaxGetNotes:
-		return ports.GetNotesResult{}, fmt.Errorf("%w: %d ids, over the maximum %d", ports.ErrInvalidQuery, len(ids), ports.MaxGetNotes)
-	}
-	for _, id := range ids {
-		if err := ports.ValidateQuery("id", id); err != nil {
-			return ports.GetNotesResult{}, err
-		}
-	}
-	if _, _, err := w.Normalize(); err != nil {
+	if err := ports.ValidateGetNotes(ids, w); err != nil {
 		return ports.GetNotesResult{}, err
 	}
 	if err := ctx.Err(); err != nil {

@@ -117,6 +117,26 @@ func (n Note) Normalize() (Note, error) {
 	return out, nil
 }
 
+// ValidateGetNotes checks a GetNotes request, in the order every
+// implementation reports it: 1 to [MaxGetNotes] ids ([ErrInvalidQuery]),
+// each a valid id ([ValidateQuery]), then the window
+// ([bounded.ErrInvalidWindow]).
+func ValidateGetNotes(ids []string, w bounded.Window) error {
+	switch {
+	case len(ids) == 0:
+		return fmt.Errorf("%w: no ids given", ErrInvalidQuery)
+	case len(ids) > MaxGetNotes:
+		return fmt.Errorf("%w: %d ids, over the maximum %d", ErrInvalidQuery, len(ids), MaxGetNotes)
+	}
+	for _, id := range ids {
+		if err := ValidateQuery("id", id); err != nil {
+			return err
+		}
+	}
+	_, _, err := w.Normalize()
+	return err
+}
+
 // NoteRef is a note as lists return it: no content.
 type NoteRef struct {
 	ID        string    `json:"id"`
