@@ -1248,6 +1248,10 @@ func appendPageInfo(b []byte, pi *PageInfo) ([]byte, error) {
 		b = append(b, `,"nextCursor":`...)
 		b = appendJSONString(b, pi.NextCursor)
 	}
+	if pi.PrevCursor != "" {
+		b = append(b, `,"prevCursor":`...)
+		b = appendJSONString(b, pi.PrevCursor)
+	}
 	if pi.Clamped {
 		b = append(b, `,"clamped":true`...)
 	}

@@ -30,10 +30,52 @@ const MaxOffset = 1<<53 - 1
 // A zero Limit means the method's default ([Limits.Default]). Cursor, when
 // set, replaces Offset: it is the opaque NextCursor of an earlier page of the
 // same query.
+//
+// Count chooses how the total is counted: exactly (the zero value), up to a
+// cap, or not at all. Counting costs in proportion to the matching items; a
+// capped count or none keeps a deep page as cheap as the first.
 type Page struct {
 	Limit  int    `json:"limit,omitempty"`
 	Offset int    `json:"offset,omitempty"`
 	Cursor string `json:"cursor,omitempty"`
+	// Count is the count strategy; CountCap the most items CountCapped
+	// counts (0 means [DefaultCountCap]). CountCap is ignored by the other
+	// strategies.
+	Count    CountMode `json:"count,omitempty"`
+	CountCap int       `json:"countCap,omitempty"`
+}
+
+// CountMode says how a paged method counts its total. The [PageInfo] says
+// which kind of total came back ([TotalKind]).
+type CountMode uint8
+
+const (
+	// CountExact counts every matching item: [TotalExact]. The default.
+	CountExact CountMode = iota
+	// CountCapped counts at most CountCap items (a LIMIT-capped count in
+	// SQL): the exact total when there are no more, otherwise a lower
+	// bound ([TotalAtLeast], "10,000+").
+	CountCapped
+	// CountNone counts nothing: HasMore comes from reading one item past
+	// the page, and the total is [TotalUnknown] (or exact on a last page).
+	CountNone
+)
+
+// DefaultCountCap is the cap of [CountCapped] when Page.CountCap is 0, and
+// MaxCountCap the largest cap a Page may ask for.
+const (
+	DefaultCountCap = 10_000
+	MaxCountCap     = 1_000_000
+)
+
+var countModeNames = [...]string{"exact", "capped", "none"}
+
+// String returns "exact", "capped" or "none".
+func (m CountMode) String() string {
+	if int(m) < len(countModeNames) {
+		return countModeNames[m]
+	}
+	return fmt.Sprintf("CountMode(%d)", m)
 }
 
 // Limits is a method's pagination policy: Default items when the caller asks
@@ -60,6 +102,14 @@ type Request struct {
 	// Clamped reports that Requested was over the maximum and Limit was
 	// lowered to it.
 	Clamped bool
+	// Count is the count strategy and CountCap its cap (set, for
+	// CountCapped, to the Page's or to DefaultCountCap).
+	Count    CountMode
+	CountCap int
+	// At is the decoded cursor, set by [Limits.NormalizeCursor]: the page
+	// starts after its keys (ends before them when At.Backward), and
+	// Offset is At.Offset. nil for offset requests.
+	At *Cursor
 }
 
 // Normalize validates p against l and applies its default and maximum.
@@ -83,7 +133,21 @@ func (l Limits) Normalize(p Page) (Request, error) {
 	if p.Offset > MaxOffset {
 		return Request{}, fmt.Errorf("%w: offset %d is over the maximum %d", ErrInvalidPage, p.Offset, MaxOffset)
 	}
-	r := Request{Limit: p.Limit, Offset: p.Offset, Cursor: p.Cursor, Requested: p.Limit}
+	switch {
+	case p.Count > CountNone:
+		return Request{}, fmt.Errorf("%w: count strategy %d is unknown", ErrInvalidPage, p.Count)
+	case p.CountCap < 0:
+		return Request{}, fmt.Errorf("%w: countCap %d is negative", ErrInvalidPage, p.CountCap)
+	case p.CountCap > MaxCountCap:
+		return Request{}, fmt.Errorf("%w: countCap %d is over the maximum %d", ErrInvalidPage, p.CountCap, MaxCountCap)
+	}
+	r := Request{Limit: p.Limit, Offset: p.Offset, Cursor: p.Cursor, Requested: p.Limit, Count: p.Count}
+	if r.Count == CountCapped {
+		r.CountCap = p.CountCap
+		if r.CountCap == 0 {
+			r.CountCap = DefaultCountCap
+		}
+	}
 	switch {
 	case r.Limit == 0:
 		r.Limit = l.Default
@@ -94,6 +158,35 @@ func (l Limits) Normalize(p Page) (Request, error) {
 	if r.Offset > MaxOffset-r.Limit {
 		return Request{}, fmt.Errorf("%w: offset %d plus limit %d is over the maximum %d", ErrInvalidPage, r.Offset, r.Limit, MaxOffset)
 	}
+	return r, nil
+}
+
+// NormalizeCursor is [Limits.Normalize] for methods that issue and accept
+// cursors: it also decodes p.Cursor, when set, with codec for scope (see
+// [CursorCodec]), and returns a request that starts after (or, for a
+// backward cursor, before) the cursor's keys, with Offset the cursor's
+// offset. A cursor with a non-zero p.Offset, or one that does not decode,
+// is an error wrapping [ErrInvalidCursor] (and the decoder's cause).
+// Keys are checked by the method: their number and types are its own.
+func (l Limits) NormalizeCursor(p Page, codec CursorCodec, scope string) (Request, error) {
+	r, err := l.Normalize(p)
+	if err != nil || p.Cursor == "" {
+		return r, err
+	}
+	if p.Offset != 0 {
+		return Request{}, fmt.Errorf("%w: a cursor excludes an offset (offset %d given)", ErrInvalidCursor, p.Offset)
+	}
+	cur, err := codec.Decode(scope, p.Cursor)
+	if err != nil {
+		return Request{}, err
+	}
+	if cur.Offset > MaxOffset-r.Limit {
+		return Request{}, fmt.Errorf("%w: offset %d plus limit %d is over the maximum %d", ErrInvalidCursor, cur.Offset, r.Limit, MaxOffset)
+	}
+	if len(cur.Keys) == 0 {
+		return Request{}, fmt.Errorf("%w: no keys", ErrInvalidCursor)
+	}
+	r.Offset, r.At = cur.Offset, &cur
 	return r, nil
 }
 
@@ -189,8 +282,12 @@ type PageInfo struct {
 	// of the next call. It is 0 when HasMore is false.
 	NextOffset int `json:"nextOffset,omitempty"`
 	// NextCursor, when the method supports cursors, continues exactly
-	// where NextOffset does.
+	// where NextOffset does: after this page's last item, by its sort
+	// keys, so that items written meanwhile do not shift the walk.
 	NextCursor string `json:"nextCursor,omitempty"`
+	// PrevCursor, when the method supports cursors and items precede this
+	// page, fetches the Limit items before its first item.
+	PrevCursor string `json:"prevCursor,omitempty"`
 	// Clamped reports that the caller's limit, RequestedLimit, was over
 	// the method's maximum and Limit was used instead.
 	Clamped        bool `json:"clamped,omitempty"`
@@ -248,6 +345,80 @@ func (r Request) InfoMore(returned int, hasMore bool, atLeast int) PageInfo {
 	return pi
 }
 
+// Finish builds the [PageInfo] of a page read for r: returned items, more
+// reporting whether an item lies beyond them in the reading direction (the
+// store reads Limit+1 items to know), and counted the store's count under
+// r.Count: the exact total for CountExact, the number of matching items up to
+// CountCap+1 for CountCapped, anything for CountNone.
+//
+// HasMore comes from more, never from arithmetic on a count, so that a
+// cursor walk stays exact while items are written between its pages. The
+// total is exact (CountExact, or a capped count that stayed under its cap),
+// a lower bound ([TotalAtLeast]: the cap, or the end of this page if
+// further), or [TotalUnknown] (CountNone; exact on a last page that returned
+// items). For a backward request, the page ends where the cursor's offset
+// stood: its Offset is that offset minus returned (0 when nothing precedes
+// the page), and HasMore is true when it returned items.
+//
+// Finish leaves NextCursor and PrevCursor empty: the store fills them with
+// [PageInfo.SetCursors].
+func (r Request) Finish(returned int, more bool, counted int) PageInfo {
+	off := r.Offset
+	after := more
+	if r.Backward() {
+		off = max(0, r.Offset-returned)
+		if !more {
+			off = 0
+		}
+		after = returned > 0
+	}
+	rr := r
+	rr.Offset = off
+	var pi PageInfo
+	switch {
+	case r.Count == CountNone:
+		pi = rr.InfoMore(returned, after, -1)
+	case r.Count == CountCapped && counted > r.CountCap:
+		pi = rr.InfoMore(returned, after, r.CountCap)
+	default:
+		pi = rr.Info(counted, returned)
+		pi.HasMore = after && returned > 0
+		pi.NextOffset = 0
+		if pi.HasMore {
+			pi.NextOffset = off + returned
+		}
+	}
+	return pi
+}
+
+// Backward reports whether r reads backward from a cursor.
+func (r Request) Backward() bool { return r.At != nil && r.At.Backward }
+
+// SetCursors fills the page's cursors for a method that issues them:
+// NextCursor, at last (the last item's keys) when HasMore, and PrevCursor,
+// at first (the first item's keys) when items precede the page (Offset > 0,
+// or before is true: the page was read backward and found more). scope and
+// codec are the method's, as given to [Limits.NormalizeCursor]. It returns
+// the codec's error for keys that do not encode.
+func (pi *PageInfo) SetCursors(codec CursorCodec, scope string, first, last []any, before bool) error {
+	pi.NextCursor, pi.PrevCursor = "", ""
+	if pi.Returned == 0 {
+		return nil
+	}
+	var err error
+	if pi.HasMore {
+		if pi.NextCursor, err = codec.Encode(scope, Cursor{Offset: pi.NextOffset, Keys: last}); err != nil {
+			return err
+		}
+	}
+	if pi.Offset > 0 || before {
+		if pi.PrevCursor, err = codec.Encode(scope, Cursor{Backward: true, Offset: pi.Offset, Keys: first}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Cut returns the page info after only the first kept of Returned items were
 // kept (by a budget): Returned becomes kept, and when items were cut HasMore
 // is true and NextOffset points at the first cut item, so following the
@@ -265,6 +436,9 @@ func (pi PageInfo) Cut(kept int) PageInfo {
 	pi.HasMore = true
 	pi.NextOffset = pi.Offset + kept
 	pi.NextCursor = ""
+	if kept == 0 {
+		pi.PrevCursor = ""
+	}
 	return pi
 }
 

@@ -22,7 +22,9 @@ type skipping struct{ *memrepo.Store }
 
 func (b skipping) Backlinks(ctx context.Context, id string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
 	if p.Offset == 0 {
-		return b.Store.Backlinks(ctx, id, p)
+		pg, err := b.Store.Backlinks(ctx, id, p)
+		pg.Page.NextCursor, pg.Page.PrevCursor = "", ""
+		return pg, err
 	}
 	q := p
 	q.Offset++
@@ -31,6 +33,8 @@ func (b skipping) Backlinks(ctx context.Context, id string, p bounded.Page) (bou
 	if pg.Page.HasMore {
 		pg.Page.NextOffset = p.Offset + pg.Page.Returned
 	}
+	// A store without cursors: walks follow the broken offsets.
+	pg.Page.NextCursor, pg.Page.PrevCursor = "", ""
 	return pg, err
 }
 
@@ -40,7 +44,9 @@ type repeating struct{ *memrepo.Store }
 
 func (b repeating) SearchNodes(ctx context.Context, nq ports.NodeQuery, p bounded.Page) (bounded.Paged[ports.NodeMatch], error) {
 	if p.Offset == 0 {
-		return b.Store.SearchNodes(ctx, nq, p)
+		pg, err := b.Store.SearchNodes(ctx, nq, p)
+		pg.Page.NextCursor, pg.Page.PrevCursor = "", ""
+		return pg, err
 	}
 	q := p
 	q.Offset--
@@ -49,6 +55,8 @@ func (b repeating) SearchNodes(ctx context.Context, nq ports.NodeQuery, p bounde
 	if pg.Page.HasMore {
 		pg.Page.NextOffset = p.Offset + pg.Page.Returned
 	}
+	// A store without cursors: walks follow the broken offsets.
+	pg.Page.NextCursor, pg.Page.PrevCursor = "", ""
 	return pg, err
 }
 
@@ -71,6 +79,37 @@ func (b endless) Children(ctx context.Context, id string, p bounded.Page) (bound
 		pg.Page.HasMore, pg.Page.NextOffset = true, pg.Page.Offset+pg.Page.Limit
 	}
 	return pg, err
+}
+
+// cursorSkipping skips the first item after every cursor of Parents (a
+// keyset predicate of >= where > was meant, the other way round).
+type cursorSkipping struct{ *memrepo.Store }
+
+func (b cursorSkipping) Parents(ctx context.Context, id string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
+	if p.Cursor == "" {
+		return b.Store.Parents(ctx, id, p)
+	}
+	q := p
+	q.Limit = effectiveLimit(ports.ParentsLimits, p) + 1
+	pg, err := b.Store.Parents(ctx, id, q)
+	if err != nil || len(pg.Items) == 0 {
+		return pg, err
+	}
+	pg.Items = pg.Items[1:]
+	pg.Page.Returned--
+	pg.Page.Limit--
+	pg.Page.NextOffset--
+	return pg, nil
+}
+
+func effectiveLimit(l bounded.Limits, p bounded.Page) int {
+	switch {
+	case p.Limit == 0:
+		return l.Default
+	case p.Limit > l.Max:
+		return l.Max
+	}
+	return p.Limit
 }
 
 // allOf reads the whole answer of fetch in pages of max.
@@ -250,6 +289,12 @@ func TestBrokenStores(t *testing.T) {
 			[]string{"clamp", "exactly-once/page-number"},
 		},
 		{
+			"skips an item after a cursor (Parents)",
+			func(m *memrepo.Store) Store { return Store{Notes: cursorSkipping{m}} },
+			"Notes/Parents",
+			[]string{"cursor"},
+		},
+		{
 			"never stops saying more follow (Children)",
 			func(m *memrepo.Store) Store { return Store{Notes: endless{m}} },
 			"Notes/Children",
@@ -258,7 +303,7 @@ func TestBrokenStores(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			only := "broken/" + c.method
-			rep := runRecorded("broken", only, Harness{Name: "broken", New: func(TB) Store { return c.store(memrepo.New()) }})
+			rep := runRecorded("broken", only, Harness{Name: "broken", Cursors: true, New: func(TB) Store { return c.store(memrepo.New()) }})
 			if len(rep.failures) == 0 {
 				t.Fatalf("the suite reported no failure for a store that %s", c.name)
 			}

@@ -45,9 +45,14 @@
 //     budgets by following the fitted next calls: no item skipped or
 //     repeated, never over budget (see [PropertySeedsEnv] for longer
 //     runs).
-//   - Cursors: without [Harness.Cursors] every paged method rejects any
-//     cursor with [bounded.ErrInvalidCursor]; with it, a cursor replayed
-//     on another method is rejected.
+//   - Cursors: every paged method rejects cursors it did not issue with
+//     [bounded.ErrInvalidCursor]. With [Harness.Cursors], walks by
+//     NextCursor equal memrepo's cursor walks page by page and the offset
+//     walk item by item, walks back by PrevCursor return the same pages,
+//     a cursor replayed on another method is rejected, and walks stay
+//     exact while items are inserted and deleted between pages.
+//   - Counts: every method under each count strategy (exact, capped
+//     under, at and over the total, none) answers as memrepo does.
 //
 // Subtests are named after the port, the method and the property, e.g.
 // "Notes/Backlinks/pagesize=7" or "Knowledge/SearchNodes/fuzzy/exactly-once/hint",
@@ -55,7 +60,7 @@
 // failure names the call (arguments and page) and prints the difference
 // from memrepo as a go-cmp diff (-memrepo +store).
 //
-// A run makes about 8,400 read calls and 1,850 write calls to the store
+// A run makes about 11,200 read calls and 1,850 write calls to the store
 // under test, the same on every run: the fixtures are generated from fixed
 // seeds.
 //

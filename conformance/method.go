@@ -22,7 +22,10 @@ import (
 //   - past-end: offsets at and far past the end;
 //   - bad-page: negative and overflowing limits and offsets, a garbage
 //     cursor;
-//   - cursor: walks by NextCursor (needs Harness.Cursors);
+//   - cursor: walks by NextCursor and back by PrevCursor, page by page
+//     against memrepo's own cursor walk (needs Harness.Cursors);
+//   - count: pages under each count strategy (capped under, at and over
+//     the total; none), by offset and by cursor;
 //   - errors: the method's own bad input;
 //   - edges: an empty store, and data whose answer is empty, one item,
 //     exactly a page, or items tied on every sort key but the id.
@@ -53,8 +56,9 @@ func runMethod[T any](t TB, s *suite, m method[T], st, ref Store) {
 			if !s.h.Cursors {
 				t.Skipf("%s: the harness does not declare the capability Cursors: skipping NextCursor walks", s.store())
 			}
-			t.Skipf("%s: NextCursor walks are not checked yet", s.store())
+			checkCursorWalks(t, s, &m, st, ref, fulls)
 		})
+		t.Run("count", func(t TB) { checkCounts(t, s, &m, st, ref, fulls) })
 		if len(m.errs) > 0 {
 			t.Run("errors", func(t TB) { runErrCases(t, st, m.errs) })
 		}

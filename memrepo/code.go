@@ -49,7 +49,7 @@ func (s *Store) PutChunks(ctx context.Context, chunks []ports.Chunk) error {
 // with it, a set q.Language chunks of exactly that language. An invalid q
 // ([ports.CodeQuery.Normalize]) is [ports.ErrInvalidQuery].
 func (s *Store) SearchCode(ctx context.Context, q ports.CodeQuery, p bounded.Page) (bounded.Paged[ports.CodeMatch], error) {
-	req, err := request(ports.SearchCodeLimits, p)
+	req, err := s.request(ports.SearchCodeLimits, p, q.Scope())
 	if err != nil {
 		return bounded.Paged[ports.CodeMatch]{}, err
 	}
@@ -87,5 +87,5 @@ func (s *Store) SearchCode(ctx context.Context, q ports.CodeQuery, p bounded.Pag
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
-	return pageOf(req, all, identity), nil
+	return pageOf(s, req, q.Scope(), ports.ByCodeScore, all, identity[ports.CodeMatch])
 }

@@ -32,7 +32,8 @@ func (s *Store) RecordRun(ctx context.Context, r ports.Run) error {
 // endpoint with no runs gives an empty page (nil Items, Total 0). An
 // invalid endpointID ([ports.ValidateQuery]) is [ports.ErrInvalidQuery].
 func (s *Store) ResponseHistory(ctx context.Context, endpointID string, p bounded.Page) (bounded.Paged[ports.RunView], error) {
-	req, err := request(ports.ResponseHistoryLimits, p)
+	scope := ports.Scope("ResponseHistory", endpointID)
+	req, err := s.request(ports.ResponseHistoryLimits, p, scope)
 	if err != nil {
 		return bounded.Paged[ports.RunView]{}, err
 	}
@@ -56,5 +57,5 @@ func (s *Store) ResponseHistory(ctx context.Context, endpointID string, p bounde
 		}
 		return strings.Compare(b.ID, a.ID)
 	})
-	return pageOf(req, all, ports.ViewRun), nil
+	return pageOf(s, req, scope, ports.ByStartedDesc, all, ports.ViewRun)
 }

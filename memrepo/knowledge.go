@@ -50,7 +50,8 @@ func (s *Store) PutEntity(ctx context.Context, e ports.Entity) error {
 //
 // An invalid q ([ports.NodeQuery.Normalize]) is [ports.ErrInvalidQuery].
 func (s *Store) SearchNodes(ctx context.Context, q ports.NodeQuery, p bounded.Page) (bounded.Paged[ports.NodeMatch], error) {
-	req, err := request(ports.SearchNodesLimits, p)
+	scope := q.Scope()
+	req, err := s.request(ports.SearchNodesLimits, p, scope)
 	if err != nil {
 		return bounded.Paged[ports.NodeMatch]{}, err
 	}
@@ -105,10 +106,10 @@ func (s *Store) SearchNodes(ctx context.Context, q ports.NodeQuery, p bounded.Pa
 			return strings.Compare(a.Name, b.Name)
 		})
 	}
-	return pageOf(req, all, func(m ports.NodeMatch) ports.NodeMatch {
+	return pageOf(s, req, scope, ports.NodeOrder(q.Mode), all, func(m ports.NodeMatch) ports.NodeMatch {
 		m.Entity = cloneEntity(m.Entity)
 		return m
-	}), nil
+	})
 }
 
 // exactMatch reports whether e's name, type or an observation contains the

@@ -129,7 +129,7 @@ func checkList(t *testing.T, s *memrepo.Store, cases []listCase) {
 			t.Errorf("%s: error %v", c.name, err)
 			continue
 		}
-		if diff := cmp.Diff(c.want, got); diff != "" {
+		if diff := cmp.Diff(c.want, got, ignoreCursors); diff != "" {
 			t.Errorf("%s: got %q, want %q (-want +got):\n%s", c.name, got, c.want, diff)
 		}
 		if info.Total != len(c.want) || info.Returned != len(c.want) || info.HasMore {
@@ -195,7 +195,7 @@ func TestNoteRefValues(t *testing.T) {
 		{ID: "a", Title: "Alpha", Tags: []string{"db", "go"}, UpdatedAt: at(5)},
 		{ID: "c", Title: "Gamma", Tags: []string{"db"}, UpdatedAt: at(3)},
 	}
-	if diff := cmp.Diff(want, pg.Items); diff != "" {
+	if diff := cmp.Diff(want, pg.Items, ignoreCursors); diff != "" {
 		t.Errorf("ListNotes(tag db) items (-want +got):\n%s", diff)
 	}
 	pg, err = s.ListNotes(ctx, ports.ListFilter{Folder: "projects2"}, bounded.Page{})
@@ -244,10 +244,10 @@ func TestPaging(t *testing.T) {
 			continue
 		}
 		got, info, _ := refKeys(pg, nil)
-		if diff := cmp.Diff(c.want, got); diff != "" {
+		if diff := cmp.Diff(c.want, got, ignoreCursors); diff != "" {
 			t.Errorf("%s: got %q, want %q (-want +got):\n%s", c.name, got, c.want, diff)
 		}
-		if diff := cmp.Diff(c.wantInfo, info); diff != "" {
+		if diff := cmp.Diff(c.wantInfo, info, ignoreCursors); diff != "" {
 			t.Errorf("%s: page info %+v, want %+v (-want +got):\n%s", c.name, info, c.wantInfo, diff)
 		}
 		if len(c.want) == 0 && pg.Items != nil {
@@ -260,7 +260,7 @@ func TestPaging(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(bounded.Paged[ports.NoteRef]{Page: bounded.PageInfo{Limit: 50}}, pg); diff != "" {
+	if diff := cmp.Diff(bounded.Paged[ports.NoteRef]{Page: bounded.PageInfo{Limit: 50}}, pg, ignoreCursors); diff != "" {
 		t.Errorf("empty store (-want +got):\n%s", diff)
 	}
 }
@@ -403,7 +403,7 @@ func TestWalk(t *testing.T) {
 				}
 				p.Offset = info.NextOffset
 			}
-			if diff := cmp.Diff(full, walked); diff != "" {
+			if diff := cmp.Diff(full, walked, ignoreCursors); diff != "" {
 				t.Errorf("%s size %d: walked %q, want %q (-want +got):\n%s", name, size, walked, full, diff)
 			}
 		}
@@ -483,7 +483,7 @@ func TestFindBrokenLinks(t *testing.T) {
 		{SourceID: "b", Position: 2, Target: "ghost"},
 		{SourceID: "c", Position: 1, Target: "gone", Text: "gone"},
 	}
-	if diff := cmp.Diff(want, pg.Items); diff != "" {
+	if diff := cmp.Diff(want, pg.Items, ignoreCursors); diff != "" {
 		t.Errorf("FindBrokenLinks (-want +got):\n%s", diff)
 	}
 
@@ -495,7 +495,7 @@ func TestFindBrokenLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"a/0", "a/1", "a/3", "c/1"}, got); diff != "" {
+	if diff := cmp.Diff([]string{"a/0", "a/1", "a/3", "c/1"}, got, ignoreCursors); diff != "" {
 		t.Errorf("after deleting b (-want +got):\n%s", diff)
 	}
 }
@@ -527,7 +527,7 @@ func TestNoteLinks(t *testing.T) {
 			Page:  info(1, 100),
 		},
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, got, ignoreCursors); diff != "" {
 		t.Errorf("NoteLinks(a) (-want +got):\n%s", diff)
 	}
 
@@ -537,10 +537,10 @@ func TestNoteLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	gotInt, intInfo, _ := linkKeys(got.Internal, nil)
-	if diff := cmp.Diff([]string{"a/1"}, gotInt); diff != "" {
+	if diff := cmp.Diff([]string{"a/1"}, gotInt, ignoreCursors); diff != "" {
 		t.Errorf("internal page (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(bounded.PageInfo{Total: 3, Limit: 1, Offset: 1, Returned: 1, HasMore: true, NextOffset: 2}, intInfo); diff != "" {
+	if diff := cmp.Diff(bounded.PageInfo{Total: 3, Limit: 1, Offset: 1, Returned: 1, HasMore: true, NextOffset: 2}, intInfo, ignoreCursors); diff != "" {
 		t.Errorf("internal page info (-want +got):\n%s", diff)
 	}
 	if got.External.Items != nil || got.External.Page.Total != 1 || got.External.Page.Returned != 0 {
@@ -557,10 +557,10 @@ func TestNoteLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	self := []ports.LinkRef{{SourceID: "e", Position: 0, Target: "e", Exists: true}}
-	if diff := cmp.Diff(self, got.Internal.Items); diff != "" {
+	if diff := cmp.Diff(self, got.Internal.Items, ignoreCursors); diff != "" {
 		t.Errorf("e internal (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(self, got.Incoming.Items); diff != "" {
+	if diff := cmp.Diff(self, got.Incoming.Items, ignoreCursors); diff != "" {
 		t.Errorf("e incoming (-want +got):\n%s", diff)
 	}
 	got, err = s.NoteLinks(ctx, "projects/p1", ports.NoteLinksPages{})
@@ -655,7 +655,7 @@ func TestDescendants(t *testing.T) {
 		{NoteRef: ports.NoteRef{ID: "c", Title: "Gamma", Tags: []string{"db"}, UpdatedAt: at(3)}, Depth: 1},
 		{NoteRef: ports.NoteRef{ID: "d", Title: "Beta", UpdatedAt: at(4)}, Depth: 2},
 	}
-	if diff := cmp.Diff(want, pg.Items); diff != "" {
+	if diff := cmp.Diff(want, pg.Items, ignoreCursors); diff != "" {
 		t.Errorf("Descendants(b) items (-want +got):\n%s", diff)
 	}
 	checkErrors(t, s, []errCase{
@@ -707,7 +707,7 @@ func TestRelatedNotes(t *testing.T) {
 			t.Errorf("RelatedNotes(%q): %v", c.id, err)
 			continue
 		}
-		if diff := cmp.Diff(c.want, pg.Items); diff != "" {
+		if diff := cmp.Diff(c.want, pg.Items, ignoreCursors); diff != "" {
 			t.Errorf("RelatedNotes(%q) (-want +got):\n%s", c.id, diff)
 		}
 		if pg.Page.Total != len(c.want) {
@@ -734,7 +734,7 @@ func TestRelatedNotes(t *testing.T) {
 		{NoteRef: ports.NoteRef{ID: "q"}, Score: 2, SharedLinks: 2},
 		{NoteRef: ports.NoteRef{ID: "t1"}, Score: 2, LinksTo: true},
 	}
-	if diff := cmp.Diff(want, pg.Items); diff != "" {
+	if diff := cmp.Diff(want, pg.Items, ignoreCursors); diff != "" {
 		t.Errorf("RelatedNotes(p) (-want +got):\n%s", diff)
 	}
 	checkErrors(t, s, []errCase{
@@ -775,7 +775,7 @@ func TestGetNote(t *testing.T) {
 			t.Errorf("%s: error %v", c.name, err)
 			continue
 		}
-		if diff := cmp.Diff(c.want, got); diff != "" {
+		if diff := cmp.Diff(c.want, got, ignoreCursors); diff != "" {
 			t.Errorf("%s: GetNote(%q, %+v) (-want +got):\n%s", c.name, c.id, c.w, diff)
 		}
 	}
@@ -812,7 +812,7 @@ func TestGetNotes(t *testing.T) {
 		},
 		Missing: []string{"zzz", "ghost"},
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, got, ignoreCursors); diff != "" {
 		t.Errorf("GetNotes (-want +got):\n%s", diff)
 	}
 
@@ -820,7 +820,7 @@ func TestGetNotes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(ports.GetNotesResult{Missing: []string{"zzz"}}, got); diff != "" {
+	if diff := cmp.Diff(ports.GetNotesResult{Missing: []string{"zzz"}}, got, ignoreCursors); diff != "" {
 		t.Errorf("GetNotes(all missing) (-want +got):\n%s", diff)
 	}
 	got, err = s.GetNotes(ctx, []string{"e"}, bounded.Window{})
@@ -990,21 +990,21 @@ func TestValuesNotAliased(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"t1", "t2"}, nc.Tags); diff != "" {
+	if diff := cmp.Diff([]string{"t1", "t2"}, nc.Tags, ignoreCursors); diff != "" {
 		t.Errorf("tags changed through an alias (-want +got):\n%s", diff)
 	}
 	children, _, err := refKeys(s.Children(ctx, "p", bounded.Page{}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"n"}, children); diff != "" {
+	if diff := cmp.Diff([]string{"n"}, children, ignoreCursors); diff != "" {
 		t.Errorf("parents changed through an alias (-want +got):\n%s", diff)
 	}
 	backlinks, _, err := refKeys(s.Backlinks(ctx, "p", bounded.Page{}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"n"}, backlinks); diff != "" {
+	if diff := cmp.Diff([]string{"n"}, backlinks, ignoreCursors); diff != "" {
 		t.Errorf("links changed through an alias (-want +got):\n%s", diff)
 	}
 
@@ -1026,7 +1026,7 @@ func TestValuesNotAliased(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := ports.Entity{Name: "E", Observations: []string{"o1"}, Tags: []string{"t"}}
-	if diff := cmp.Diff(want, m.Items[0].Entity); diff != "" {
+	if diff := cmp.Diff(want, m.Items[0].Entity, ignoreCursors); diff != "" {
 		t.Errorf("entity changed through an alias (-want +got):\n%s", diff)
 	}
 }
@@ -1164,7 +1164,7 @@ func TestSearchNodes(t *testing.T) {
 		{Entity: ports.Entity{Name: "Alice", Type: "person", Observations: []string{"works on auth", "likes Go"}, Tags: []string{"eng", "team"}, UpdatedAt: at(2)}, Score: 1},
 		{Entity: ports.Entity{Name: "Alicia", Type: "person", UpdatedAt: at(1)}, Score: 1},
 	}
-	if diff := cmp.Diff(want, pg.Items); diff != "" {
+	if diff := cmp.Diff(want, pg.Items, ignoreCursors); diff != "" {
 		t.Errorf("fuzzy best score over queries (-want +got):\n%s", diff)
 	}
 	pg, err = s.SearchNodes(ctx, ports.NodeQuery{Queries: []string{"alice"}, Mode: ports.Fuzzy}, bounded.Page{})
@@ -1260,7 +1260,7 @@ func TestResponseHistory(t *testing.T) {
 		},
 		Page: bounded.PageInfo{Total: 4, Limit: 2, Returned: 2, HasMore: true, NextOffset: 2},
 	}
-	if diff := cmp.Diff(want, pg); diff != "" {
+	if diff := cmp.Diff(want, pg, ignoreCursors); diff != "" {
 		t.Errorf("ResponseHistory(ep1) default page (-want +got):\n%s", diff)
 	}
 	if !strings.HasSuffix(pg.Items[1].Body, "chars]") {
@@ -1272,10 +1272,10 @@ func TestResponseHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, info, _ := runKeys(pg, nil)
-	if diff := cmp.Diff([]string{"r1"}, got); diff != "" {
+	if diff := cmp.Diff([]string{"r1"}, got, ignoreCursors); diff != "" {
 		t.Errorf("clamped page (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(bounded.PageInfo{Total: 4, Limit: 10, Offset: 3, Returned: 1, Clamped: true, RequestedLimit: 50}, info); diff != "" {
+	if diff := cmp.Diff(bounded.PageInfo{Total: 4, Limit: 10, Offset: 3, Returned: 1, Clamped: true, RequestedLimit: 50}, info, ignoreCursors); diff != "" {
 		t.Errorf("clamped page info (-want +got):\n%s", diff)
 	}
 	if pg.Items[0].Body != "{}" || pg.Items[0].BodyChars != 2 || pg.Items[0].BodyTruncated {
@@ -1290,7 +1290,7 @@ func TestResponseHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"r1", "r3", "r2", "r4"}, got); diff != "" {
+	if diff := cmp.Diff([]string{"r1", "r3", "r2", "r4"}, got, ignoreCursors); diff != "" {
 		t.Errorf("after re-recording r1 (-want +got):\n%s", diff)
 	}
 
@@ -1346,7 +1346,7 @@ func TestSearchCode(t *testing.T) {
 		}},
 		Page: bounded.PageInfo{Total: 2, Limit: 1, Returned: 1, HasMore: true, NextOffset: 1},
 	}
-	if diff := cmp.Diff(want, pg); diff != "" {
+	if diff := cmp.Diff(want, pg, ignoreCursors); diff != "" {
 		t.Errorf("SearchCode page (-want +got):\n%s", diff)
 	}
 	pg, err = s.SearchCode(ctx, ports.CodeQuery{Query: "parseToken verify"}, bounded.Page{})

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/boundedkit/bounded"
@@ -117,7 +118,8 @@ func (s *Store) GetNotes(ctx context.Context, ids []string, w bounded.Window) (p
 // one of its tags equals it, and f.Folder when its ID starts with
 // f.Folder+"/" (bytewise, case-sensitive).
 func (s *Store) ListNotes(ctx context.Context, f ports.ListFilter, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
-	req, err := request(ports.ListNotesLimits, p)
+	scope := ports.Scope("ListNotes", f.Tag, f.Folder)
+	req, err := s.request(ports.ListNotesLimits, p, scope)
 	if err != nil {
 		return bounded.Paged[ports.NoteRef]{}, err
 	}
@@ -147,7 +149,7 @@ func (s *Store) ListNotes(ctx context.Context, f ports.ListFilter, p bounded.Pag
 		all = append(all, n)
 	}
 	slices.SortFunc(all, byUpdatedDescThenID)
-	return pageOf(req, all, noteRef), nil
+	return pageOf(s, req, scope, ports.ByUpdatedDesc, all, noteRef)
 }
 
 // SearchNotes pages the notes whose title or content contains query, both
@@ -156,7 +158,8 @@ func (s *Store) ListNotes(ctx context.Context, f ports.ListFilter, p bounded.Pag
 // content only; within each group, UpdatedAt descending, then ID ascending.
 // An invalid query is [ports.ErrInvalidQuery].
 func (s *Store) SearchNotes(ctx context.Context, query string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
-	req, err := request(ports.SearchNotesLimits, p)
+	scope := ports.Scope("SearchNotes", query)
+	req, err := s.request(ports.SearchNotesLimits, p, scope)
 	if err != nil {
 		return bounded.Paged[ports.NoteRef]{}, err
 	}
@@ -188,7 +191,7 @@ func (s *Store) SearchNotes(ctx context.Context, query string, p bounded.Page) (
 		}
 		return byUpdatedDescThenID(a.n, b.n)
 	})
-	return pageOf(req, all, func(h hit) ports.NoteRef { return noteRef(h.n) }), nil
+	return pageOf(s, req, scope, ports.SearchNotesOrder(query), all, func(h hit) ports.NoteRef { return noteRef(h.n) })
 }
 
 // SearchByLinks pages the notes matching q, each once, ordered by UpdatedAt
@@ -206,7 +209,8 @@ func (s *Store) SearchNotes(ctx context.Context, query string, p bounded.Page) (
 //
 // An invalid q ([ports.LinkQuery.Validate]) is [ports.ErrInvalidQuery].
 func (s *Store) SearchByLinks(ctx context.Context, q ports.LinkQuery, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
-	req, err := request(ports.SearchByLinksLimits, p)
+	scope := q.Scope()
+	req, err := s.request(ports.SearchByLinksLimits, p, scope)
 	if err != nil {
 		return bounded.Paged[ports.NoteRef]{}, err
 	}
@@ -261,7 +265,7 @@ func (s *Store) SearchByLinks(ctx context.Context, q ports.LinkQuery, p bounded.
 		all = append(all, n)
 	}
 	slices.SortFunc(all, byUpdatedDescThenID)
-	return pageOf(req, all, noteRef), nil
+	return pageOf(s, req, scope, ports.ByUpdatedDesc, all, noteRef)
 }
 
 // domainMatches reports whether domain is one of domains or a subdomain of
@@ -279,7 +283,8 @@ func domainMatches(domain string, domains []string) bool {
 // exist, ordered by source ID, then position. Exists is false in every
 // returned link.
 func (s *Store) FindBrokenLinks(ctx context.Context, p bounded.Page) (bounded.Paged[ports.LinkRef], error) {
-	req, err := request(ports.FindBrokenLinksLimits, p)
+	scope := ports.Scope("FindBrokenLinks")
+	req, err := s.request(ports.FindBrokenLinksLimits, p, scope)
 	if err != nil {
 		return bounded.Paged[ports.LinkRef]{}, err
 	}
@@ -297,7 +302,7 @@ func (s *Store) FindBrokenLinks(ctx context.Context, p bounded.Page) (bounded.Pa
 		}
 	}
 	slices.SortFunc(all, bySourceThenPosition)
-	return pageOf(req, all, identity), nil
+	return pageOf(s, req, scope, ports.BySourcePosition, all, identity[ports.LinkRef])
 }
 
 // NoteLinks pages the links of note id by category: its internal and its
@@ -309,8 +314,9 @@ func (s *Store) FindBrokenLinks(ctx context.Context, p bounded.Page) (bounded.Pa
 // [ports.ErrNotFound].
 func (s *Store) NoteLinks(ctx context.Context, id string, p ports.NoteLinksPages) (ports.NoteLinks, error) {
 	var reqs [3]bounded.Request
+	scopes := ports.NoteLinksScopes(id)
 	for i, pg := range []bounded.Page{p.Internal, p.External, p.Incoming} {
-		req, err := request(ports.NoteLinksLimits, pg)
+		req, err := s.request(ports.NoteLinksLimits, pg, scopes[i])
 		if err != nil {
 			return ports.NoteLinks{}, err
 		}
@@ -348,11 +354,15 @@ func (s *Store) NoteLinks(ctx context.Context, id string, p ports.NoteLinksPages
 	slices.SortFunc(internal, bySourceThenPosition)
 	slices.SortFunc(external, bySourceThenPosition)
 	slices.SortFunc(incoming, bySourceThenPosition)
-	return ports.NoteLinks{
-		Internal: pageOf(reqs[0], internal, identity),
-		External: pageOf(reqs[1], external, identity),
-		Incoming: pageOf(reqs[2], incoming, identity),
-	}, nil
+	var out [3]bounded.Paged[ports.LinkRef]
+	for i, all := range [3][]ports.LinkRef{internal, external, incoming} {
+		pg, err := pageOf(s, reqs[i], scopes[i], ports.BySourcePosition, all, identity[ports.LinkRef])
+		if err != nil {
+			return ports.NoteLinks{}, err
+		}
+		out[i] = pg
+	}
+	return ports.NoteLinks{Internal: out[0], External: out[1], Incoming: out[2]}, nil
 }
 
 // Backlinks pages the notes (id itself included, if it links to itself)
@@ -360,7 +370,8 @@ func (s *Store) NoteLinks(ctx context.Context, id string, p ports.NoteLinksPages
 // descending, then ID ascending. id need not name a note. An invalid id is
 // [ports.ErrInvalidQuery].
 func (s *Store) Backlinks(ctx context.Context, id string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
-	req, err := request(ports.BacklinksLimits, p)
+	scope := ports.Scope("Backlinks", id)
+	req, err := s.request(ports.BacklinksLimits, p, scope)
 	if err != nil {
 		return bounded.Paged[ports.NoteRef]{}, err
 	}
@@ -379,14 +390,15 @@ func (s *Store) Backlinks(ctx context.Context, id string, p bounded.Page) (bound
 		}
 	}
 	slices.SortFunc(all, byUpdatedDescThenID)
-	return pageOf(req, all, noteRef), nil
+	return pageOf(s, req, scope, ports.ByUpdatedDesc, all, noteRef)
 }
 
 // Children pages the notes that name id as a parent, ordered by title, then
 // ID. An invalid id is [ports.ErrInvalidQuery]; an id naming no note is
 // [ports.ErrNotFound], even when some notes name it as their parent.
 func (s *Store) Children(ctx context.Context, id string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
-	req, err := request(ports.ChildrenLimits, p)
+	scope := ports.Scope("Children", id)
+	req, err := s.request(ports.ChildrenLimits, p, scope)
 	if err != nil {
 		return bounded.Paged[ports.NoteRef]{}, err
 	}
@@ -408,14 +420,15 @@ func (s *Store) Children(ctx context.Context, id string, p bounded.Page) (bounde
 		}
 	}
 	slices.SortFunc(all, byTitleThenID)
-	return pageOf(req, all, noteRef), nil
+	return pageOf(s, req, scope, ports.ByTitle, all, noteRef)
 }
 
 // Parents pages the existing notes that note id names as parents, ordered
 // by title, then ID; parents that do not exist are left out. An invalid id
 // is [ports.ErrInvalidQuery]; a missing note is [ports.ErrNotFound].
 func (s *Store) Parents(ctx context.Context, id string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
-	req, err := request(ports.ParentsLimits, p)
+	scope := ports.Scope("Parents", id)
+	req, err := s.request(ports.ParentsLimits, p, scope)
 	if err != nil {
 		return bounded.Paged[ports.NoteRef]{}, err
 	}
@@ -438,7 +451,7 @@ func (s *Store) Parents(ctx context.Context, id string, p bounded.Page) (bounded
 		}
 	}
 	slices.SortFunc(all, byTitleThenID)
-	return pageOf(req, all, noteRef), nil
+	return pageOf(s, req, scope, ports.ByTitle, all, noteRef)
 }
 
 // Descendants pages the notes below note id, found breadth first over child
@@ -450,7 +463,8 @@ func (s *Store) Parents(ctx context.Context, id string, p bounded.Page) (bounded
 // one over [ports.MaxDescendantDepth] is [ports.ErrInvalidQuery], as is an
 // invalid id (checked first); a missing note is [ports.ErrNotFound].
 func (s *Store) Descendants(ctx context.Context, id string, maxDepth int, p bounded.Page) (bounded.Paged[ports.Descendant], error) {
-	req, err := request(ports.DescendantsLimits, p)
+	scope := ports.Scope("Descendants", id, strconv.Itoa(maxDepth))
+	req, err := s.request(ports.DescendantsLimits, p, scope)
 	if err != nil {
 		return bounded.Paged[ports.Descendant]{}, err
 	}
@@ -505,9 +519,9 @@ func (s *Store) Descendants(ctx context.Context, id string, maxDepth int, p boun
 		}
 		return byTitleThenID(a.n, b.n)
 	})
-	return pageOf(req, all, func(h hit) ports.Descendant {
+	return pageOf(s, req, scope, ports.ByDepth, all, func(h hit) ports.Descendant {
 		return ports.Descendant{NoteRef: noteRef(h.n), Depth: h.depth}
-	}), nil
+	})
 }
 
 // RelatedNotes pages the notes other than id related to it, scored as
@@ -520,7 +534,8 @@ func (s *Store) Descendants(ctx context.Context, id string, maxDepth int, p boun
 // Score descending, then ID ascending. An invalid id is
 // [ports.ErrInvalidQuery]; a missing note is [ports.ErrNotFound].
 func (s *Store) RelatedNotes(ctx context.Context, id string, p bounded.Page) (bounded.Paged[ports.Related], error) {
-	req, err := request(ports.RelatedNotesLimits, p)
+	scope := ports.Scope("RelatedNotes", id)
+	req, err := s.request(ports.RelatedNotesLimits, p, scope)
 	if err != nil {
 		return bounded.Paged[ports.Related]{}, err
 	}
@@ -573,11 +588,11 @@ func (s *Store) RelatedNotes(ctx context.Context, id string, p bounded.Page) (bo
 		}
 		return strings.Compare(a.n.ID, b.n.ID)
 	})
-	return pageOf(req, all, func(h hit) ports.Related {
+	return pageOf(s, req, scope, ports.ByRelatedScore, all, func(h hit) ports.Related {
 		r := h.r
 		r.NoteRef = noteRef(h.n)
 		return r
-	}), nil
+	})
 }
 
 // brokenLocked reports whether l is an internal link to a missing note.

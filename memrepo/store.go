@@ -3,6 +3,7 @@ package memrepo
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"sync"
 
 	"github.com/boundedkit/bounded"
@@ -25,6 +26,17 @@ type Store struct {
 	entities map[string]entityRecord // by name
 	runs     map[string]ports.Run    // by ID, as returned by Run.Normalize
 	chunks   map[string]chunkRecord  // by ID
+	codec    bounded.CursorCodec     // set by New's options only
+}
+
+// Option configures a Store made by [New].
+type Option func(*Store)
+
+// WithCursorKey signs the store's cursors with HMAC-SHA256 under key (see
+// [bounded.CursorCodec]): a cursor the store did not issue is then
+// [bounded.ErrCursorTampered]. Without it cursors carry a checksum.
+func WithCursorKey(key []byte) Option {
+	return func(s *Store) { s.codec.Key = append([]byte(nil), key...) }
 }
 
 // Every port is implemented by *Store.
@@ -35,14 +47,18 @@ var (
 	_ ports.Code      = (*Store)(nil)
 )
 
-// New returns an empty store.
-func New() *Store {
-	return &Store{
+// New returns an empty store configured by opts.
+func New(opts ...Option) *Store {
+	s := &Store{
 		notes:    make(map[string]ports.Note),
 		entities: make(map[string]entityRecord),
 		runs:     make(map[string]ports.Run),
 		chunks:   make(map[string]chunkRecord),
 	}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 // initLocked makes the maps of a zero Store. s.mu must be held for writing.
@@ -61,36 +77,63 @@ func (s *Store) initLocked() {
 	}
 }
 
-// request validates p against l with [bounded.Limits.Normalize] (returning
-// its error unchanged) and rejects cursors, which memrepo does not support
-// yet: a non-empty p.Cursor is an error wrapping [bounded.ErrInvalidCursor].
-func request(l bounded.Limits, p bounded.Page) (bounded.Request, error) {
-	req, err := l.Normalize(p)
-	if err != nil {
-		return bounded.Request{}, err
-	}
-	if p.Cursor != "" {
-		return bounded.Request{}, fmt.Errorf("memrepo: %w: cursors are not supported yet", bounded.ErrInvalidCursor)
-	}
-	return req, nil
+// request validates p against l and decodes its cursor for scope with
+// [bounded.Limits.NormalizeCursor], returning its error unchanged.
+func (s *Store) request(l bounded.Limits, p bounded.Page, scope string) (bounded.Request, error) {
+	return l.NormalizeCursor(p, s.codec, scope)
 }
 
 // pageOf returns the page req of all, a whole result set already sorted in
-// its documented order, converting each returned element with view. The
-// total is len(all). A page with no items (an empty set, or an offset at or
-// past the end) has nil Items.
-func pageOf[S, T any](req bounded.Request, all []S, view func(S) T) bounded.Paged[T] {
-	var items []T
-	if req.Offset < len(all) {
+// o's order, converting each returned element with view. An offset request
+// starts at req.Offset; a cursor request after (or, backward, before) the
+// cursor's keys, found by binary search. The count follows req.Count
+// (len(all) is the exact total), HasMore whether items lie past the page,
+// and the page's cursors are issued for scope. A page with no items (an
+// empty set, or an offset at or past the end) has nil Items. A cursor whose
+// keys do not fit o is [bounded.ErrInvalidCursor].
+func pageOf[S, T any](s *Store, req bounded.Request, scope string, o ports.Order[T], all []S, view func(S) T) (bounded.Paged[T], error) {
+	start, end := 0, 0
+	more := false
+	switch {
+	case req.At == nil:
 		// req.Offset+req.Limit cannot overflow: Normalize keeps it under
 		// bounded.MaxOffset.
-		end := min(len(all), req.Offset+req.Limit)
-		items = make([]T, 0, end-req.Offset)
-		for _, x := range all[req.Offset:end] {
+		start = min(req.Offset, len(all))
+		end = min(len(all), req.Offset+req.Limit)
+		more = req.Offset+req.Limit < len(all)
+	default:
+		if err := o.Check(req.At.Keys); err != nil {
+			return bounded.Paged[T]{}, err
+		}
+		at := req.At.Keys
+		if req.At.Backward {
+			end = sort.Search(len(all), func(i int) bool { return bounded.CompareKeys(o.Keys(view(all[i])), at, o.Desc) >= 0 })
+			start = max(0, end-req.Limit)
+			more = start > 0
+		} else {
+			start = sort.Search(len(all), func(i int) bool { return bounded.CompareKeys(o.Keys(view(all[i])), at, o.Desc) > 0 })
+			end = min(len(all), start+req.Limit)
+			more = end < len(all)
+		}
+	}
+	var items []T
+	if start < end {
+		items = make([]T, 0, end-start)
+		for _, x := range all[start:end] {
 			items = append(items, view(x))
 		}
 	}
-	return bounded.Paged[T]{Items: items, Page: req.Info(len(all), len(items))}
+	counted := len(all)
+	if req.Count == bounded.CountCapped {
+		counted = min(counted, req.CountCap+1)
+	}
+	info := req.Finish(len(items), more, counted)
+	if len(items) > 0 {
+		if err := info.SetCursors(s.codec, scope, o.Keys(items[0]), o.Keys(items[len(items)-1]), req.Backward() && more); err != nil {
+			return bounded.Paged[T]{}, err
+		}
+	}
+	return bounded.Paged[T]{Items: items, Page: info}, nil
 }
 
 // clone returns a copy of s that shares no memory with it; nil when s is
