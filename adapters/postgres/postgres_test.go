@@ -148,7 +148,8 @@ func TestDifferential(t *testing.T) {
 func TestConformance(t *testing.T) {
 	dsn(t)
 	conformance.Run(t, conformance.Harness{
-		Name: "postgres",
+		Name:    "postgres",
+		Cursors: true,
 		New: func(t conformance.TB) conformance.Store {
 			s := open(t)
 			return conformance.Store{Notes: s, Knowledge: s, History: s, Code: s}

@@ -28,7 +28,8 @@ func TestDifferential(t *testing.T) { adaptertest.Differential(t, open) }
 // subtest.
 func TestConformance(t *testing.T) {
 	conformance.Run(t, conformance.Harness{
-		Name: "sqlite",
+		Name:    "sqlite",
+		Cursors: true,
 		New: func(t conformance.TB) conformance.Store {
 			s, db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "test.db"))
 			if err != nil {

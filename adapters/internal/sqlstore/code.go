@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"math"
 	"unicode/utf8"
 
 	"github.com/boundedkit/bounded"
@@ -56,7 +57,8 @@ func (s *Store) PutChunks(ctx context.Context, chunks []ports.Chunk) error {
 // computed in float32 in Go exactly as [ports.TermScore] does. See
 // [ports.Code].
 func (s *Store) SearchCode(ctx context.Context, q ports.CodeQuery, p bounded.Page) (bounded.Paged[ports.CodeMatch], error) {
-	req, err := request(ports.SearchCodeLimits, p)
+	scope := q.Scope()
+	req, err := s.request(ports.SearchCodeLimits, p, scope)
 	if err != nil {
 		return bounded.Paged[ports.CodeMatch]{}, err
 	}
@@ -79,36 +81,37 @@ func (s *Store) SearchCode(ctx context.Context, q ports.CodeQuery, p bounded.Pag
 		where += " AND c.language = ?"
 		whereArgs = append(whereArgs, q.Language)
 	}
-	const from = " FROM (SELECT chunk_id, count(*) AS shared FROM bounded_chunk_terms WHERE term IN (?) GROUP BY chunk_id) AS m" +
+	const from = "(SELECT chunk_id, count(*) AS shared FROM bounded_chunk_terms WHERE term IN (?) GROUP BY chunk_id) AS m" +
 		" JOIN bounded_chunks c ON c.id = m.chunk_id WHERE 1 = 1"
 	args := append([]any{bun.List(terms)}, whereArgs...)
+	// The score key of a cursor is turned back into the shared-term count
+	// SQL orders by: score = float32(shared)/float32(len(terms)) exactly.
+	toShared := func(v any) any {
+		f, _ := v.(float64)
+		return int64(math.Round(f * float64(len(terms))))
+	}
 	pq := paged{
-		count: "SELECT count(*) AS total" + from + where, countArgs: args,
+		countFrom: from + where, countArgs: args,
 		page: "SELECT c.id AS id, c.file_path AS file_path, c.language AS language, c.start_line AS start_line, c.end_line AS end_line," +
 			" c.content AS content, c.context_before AS context_before, c.context_after AS context_after, m.shared AS shared" +
-			from + where + " ORDER BY m.shared DESC, c.file_path, c.start_line, c.id",
+			" FROM " + from + where + "{K} ORDER BY {O}",
 		pageArgs: args,
-		order:    "p.shared DESC, p.file_path, p.start_line, p.id",
+		keys: []key{{inner: "m.shared", outer: "p.shared", desc: true, num: true, conv: toShared}, {inner: "c.file_path", outer: "p.file_path"},
+			{inner: "c.start_line", outer: "p.start_line", num: true}, {inner: "c.id", outer: "p.id"}},
 	}
-	var total int64
-	var items []ports.CodeMatch
-	err = s.run(ctx, pq, req, func(rows *sql.Rows) error {
+	page, _, err := collect(ctx, s, pq, req, scope, ports.ByCodeScore, func(counts []any, rows *sql.Rows) (ports.CodeMatch, bool, error) {
 		var c ports.Chunk
 		var start, end, shared int64
-		if err := rows.Scan(nint{&total}, nstr{&c.ID}, nstr{&c.FilePath}, nstr{&c.Language}, nint{&start}, nint{&end},
-			nstr{&c.Content}, nstr{&c.ContextBefore}, nstr{&c.ContextAfter}, nint{&shared}); err != nil {
-			return err
+		if err := rows.Scan(append(counts, nstr{&c.ID}, nstr{&c.FilePath}, nstr{&c.Language}, nint{&start}, nint{&end},
+			nstr{&c.Content}, nstr{&c.ContextBefore}, nstr{&c.ContextAfter}, nint{&shared})...); err != nil {
+			return ports.CodeMatch{}, false, err
 		}
 		if c.ID == "" {
-			return nil
+			return ports.CodeMatch{}, false, nil
 		}
 		c.StartLine, c.EndLine = int(start), int(end)
 		score := float32(shared) / float32(len(terms))
-		items = append(items, ports.CodeMatch{Chunk: c, Score: float64(score)})
-		return nil
+		return ports.CodeMatch{Chunk: c, Score: float64(score)}, true, nil
 	})
-	if err != nil {
-		return bounded.Paged[ports.CodeMatch]{}, err
-	}
-	return bounded.Paged[ports.CodeMatch]{Items: items, Page: req.Info(int(total), len(items))}, nil
+	return page, err
 }

@@ -54,6 +54,10 @@ type Dialect struct {
 	// SchemaAfter holds engine-only DDL run after the shared tables
 	// (Postgres: the GIN trigram index on entity names).
 	SchemaAfter []string
+	// CursorKey, when set, signs the store's cursors with HMAC-SHA256
+	// (see [bounded.CursorCodec]); without it they carry a checksum. It is
+	// not an engine difference: the adapters' options set it.
+	CursorKey []byte
 	// Float8 wraps a SQL expression of type real (float4) so that it is
 	// scanned as an exact float64; "" leaves it as it is. Postgres:
 	// "(%s)::float8", because a float4 printed as text and parsed as a

@@ -37,7 +37,8 @@ func (s *Store) RecordRun(ctx context.Context, r ports.Run) error {
 // clipped with [bounded.ClipPrefix] and the stored full length. See
 // [ports.History].
 func (s *Store) ResponseHistory(ctx context.Context, endpointID string, p bounded.Page) (bounded.Paged[ports.RunView], error) {
-	req, err := request(ports.ResponseHistoryLimits, p)
+	scope := ports.Scope("ResponseHistory", endpointID)
+	req, err := s.request(ports.ResponseHistoryLimits, p, scope)
 	if err != nil {
 		return bounded.Paged[ports.RunView]{}, err
 	}
@@ -48,37 +49,30 @@ func (s *Store) ResponseHistory(ctx context.Context, endpointID string, p bounde
 		return bounded.Paged[ports.RunView]{}, err
 	}
 	q := paged{
-		count: "SELECT count(*) AS total FROM bounded_runs r WHERE r.endpoint_id = ?", countArgs: []any{endpointID},
+		countFrom: "bounded_runs r WHERE r.endpoint_id = ?", countArgs: []any{endpointID},
 		page: "SELECT r.id AS id, r.endpoint_id AS endpoint_id, r.started_at AS started_at, r.finished_at AS finished_at, r.status AS status," +
 			" r.status_code AS status_code, substr(r.body, 1, ?) AS body, r.body_chars AS body_chars" +
-			" FROM (SELECT id FROM bounded_runs WHERE endpoint_id = ? ORDER BY started_at DESC, id DESC LIMIT ? OFFSET ?) AS k " +
+			" FROM (SELECT id FROM bounded_runs WHERE endpoint_id = ?{K} ORDER BY {O} {L}) AS k " +
 			s.keyJoin("bounded_runs", "r", "id"),
-		pageArgs: []any{ports.HistoryBodyChars, endpointID, req.Limit, req.Offset},
-		limited:  true,
-		order:    "p.started_at DESC, p.id DESC",
+		pageArgs: []any{ports.HistoryBodyChars, endpointID},
+		keys:     []key{{inner: "started_at", outer: "p.started_at", desc: true, num: true}, {inner: "id", outer: "p.id", desc: true}},
 	}
-	var total int64
-	var items []ports.RunView
-	err = s.run(ctx, q, req, func(rows *sql.Rows) error {
+	page, _, err := collect(ctx, s, q, req, scope, ports.ByStartedDesc, func(counts []any, rows *sql.Rows) (ports.RunView, bool, error) {
 		var id, endpoint, status, body string
 		var started, finished, code, chars int64
-		if err := rows.Scan(nint{&total}, nstr{&id}, nstr{&endpoint}, nint{&started}, nint{&finished}, nstr{&status},
-			nint{&code}, nstr{&body}, nint{&chars}); err != nil {
-			return err
+		if err := rows.Scan(append(counts, nstr{&id}, nstr{&endpoint}, nint{&started}, nint{&finished}, nstr{&status},
+			nint{&code}, nstr{&body}, nint{&chars})...); err != nil {
+			return ports.RunView{}, false, err
 		}
 		if id == "" {
-			return nil
+			return ports.RunView{}, false, nil
 		}
 		clipped, info := bounded.ClipPrefix(body, ports.HistoryBodyChars, int(chars))
-		items = append(items, ports.RunView{
+		return ports.RunView{
 			ID: id, EndpointID: endpoint, StartedAt: fromMicros(started), FinishedAt: fromMicros(finished),
 			Status: status, StatusCode: int(code),
 			Body: clipped, BodyChars: info.OriginalChars, BodyTruncated: info.Clipped,
-		})
-		return nil
+		}, true, nil
 	})
-	if err != nil {
-		return bounded.Paged[ports.RunView]{}, err
-	}
-	return bounded.Paged[ports.RunView]{Items: items, Page: req.Info(int(total), len(items))}, nil
+	return page, err
 }

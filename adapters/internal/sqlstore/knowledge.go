@@ -74,7 +74,8 @@ const entityCols = "e.name AS name, e.entity_type AS entity_type, e.observations
 // with a substring test over folded copies, Fuzzy mode with the dialect's trigram
 // similarity. See [ports.Knowledge].
 func (s *Store) SearchNodes(ctx context.Context, q ports.NodeQuery, p bounded.Page) (bounded.Paged[ports.NodeMatch], error) {
-	req, err := request(ports.SearchNodesLimits, p)
+	scope := q.Scope()
+	req, err := s.request(ports.SearchNodesLimits, p, scope)
 	if err != nil {
 		return bounded.Paged[ports.NodeMatch]{}, err
 	}
@@ -93,16 +94,16 @@ func (s *Store) SearchNodes(ctx context.Context, q ports.NodeQuery, p bounded.Pa
 	}
 	switch {
 	case q.Mode == ports.Exact:
-		return s.searchExact(ctx, q, req, tagWhere, tagArgs)
+		return s.searchExact(ctx, q, req, scope, tagWhere, tagArgs)
 	case s.d.Fuzzy == FuzzyPgTrgm:
-		return s.searchPgTrgm(ctx, q, req, tagWhere, tagArgs)
+		return s.searchPgTrgm(ctx, q, req, scope, tagWhere, tagArgs)
 	default:
-		return s.searchTrigramTable(ctx, q, req, tagWhere, tagArgs)
+		return s.searchTrigramTable(ctx, q, req, scope, tagWhere, tagArgs)
 	}
 }
 
 // searchExact is SearchNodes in Exact mode.
-func (s *Store) searchExact(ctx context.Context, q ports.NodeQuery, req bounded.Request, tagWhere []string, tagArgs []any) (bounded.Paged[ports.NodeMatch], error) {
+func (s *Store) searchExact(ctx context.Context, q ports.NodeQuery, req bounded.Request, scope string, tagWhere []string, tagArgs []any) (bounded.Paged[ports.NodeMatch], error) {
 	var or []string
 	var args []any
 	for _, query := range q.Queries {
@@ -116,12 +117,12 @@ func (s *Store) searchExact(ctx context.Context, q ports.NodeQuery, req bounded.
 	}
 	args = append(args, tagArgs...)
 	pq := paged{
-		count: "SELECT count(*) AS total FROM bounded_entities e" + where, countArgs: args,
-		page:     "SELECT " + entityCols + ", 1.0 AS score FROM bounded_entities e" + where + " ORDER BY e.updated_at DESC, e.name",
+		countFrom: "bounded_entities e" + where, countArgs: args,
+		page:     "SELECT " + entityCols + ", 1.0 AS score FROM bounded_entities e" + where + "{K} ORDER BY {O}",
 		pageArgs: args,
-		order:    "p.updated_at DESC, p.name",
+		keys:     []key{{inner: "e.updated_at", outer: "p.updated_at", desc: true, num: true}, {inner: "e.name", outer: "p.name"}},
 	}
-	return s.nodeMatches(ctx, pq, req)
+	return s.nodeMatches(ctx, pq, req, scope, ports.Exact)
 }
 
 // float32Round is a SQL expression rounding the double x to the nearest
@@ -152,7 +153,7 @@ func float32Below(t float64) float64 {
 // by a GROUP BY on the trigram index; the similarity is
 // shared / (n_entity + n_query - shared), its best over the queries kept,
 // rounded to float32 in SQL, compared with the threshold and ordered there.
-func (s *Store) searchTrigramTable(ctx context.Context, q ports.NodeQuery, req bounded.Request, tagWhere []string, tagArgs []any) (bounded.Paged[ports.NodeMatch], error) {
+func (s *Store) searchTrigramTable(ctx context.Context, q ports.NodeQuery, req bounded.Request, scope string, tagWhere []string, tagArgs []any) (bounded.Paged[ports.NodeMatch], error) {
 	var parts []string
 	var args []any
 	for _, query := range q.Queries {
@@ -166,7 +167,7 @@ func (s *Store) searchTrigramTable(ctx context.Context, q ports.NodeQuery, req b
 		args = append(args, len(tri), bun.List(tri))
 	}
 	if len(parts) == 0 {
-		return bounded.Paged[ports.NodeMatch]{Page: req.Info(0, 0)}, nil
+		return bounded.Paged[ports.NodeMatch]{Page: req.Finish(0, false, 0)}, nil
 	}
 	where := " WHERE m.score > ?"
 	for _, w := range tagWhere {
@@ -178,13 +179,13 @@ func (s *Store) searchTrigramTable(ctx context.Context, q ports.NodeQuery, req b
 		best AS (SELECT name, max(sim) AS sim FROM sims GROUP BY name),
 		matched AS (SELECT name, ` + fmt.Sprintf(float32Round, "sim") + ` AS score FROM best)`,
 		withArgs:  args,
-		count:     "SELECT count(*) AS total FROM matched m JOIN bounded_entities e ON e.name = m.name" + where,
+		countFrom: "matched m JOIN bounded_entities e ON e.name = m.name" + where,
 		countArgs: whereArgs,
-		page:      "SELECT " + entityCols + ", m.score AS score FROM matched m JOIN bounded_entities e ON e.name = m.name" + where + " ORDER BY m.score DESC, e.name",
+		page:      "SELECT " + entityCols + ", m.score AS score FROM matched m JOIN bounded_entities e ON e.name = m.name" + where + "{K} ORDER BY {O}",
 		pageArgs:  whereArgs,
-		order:     "p.score DESC, p.name",
+		keys:      []key{{inner: "m.score", outer: "p.score", desc: true, num: true}, {inner: "e.name", outer: "p.name"}},
 	}
-	return s.nodeMatches(ctx, pq, req)
+	return s.nodeMatches(ctx, pq, req, scope, ports.Fuzzy)
 }
 
 // searchPgTrgm is SearchNodes in Fuzzy mode with pg_trgm: the % operator
@@ -192,7 +193,7 @@ func (s *Store) searchTrigramTable(ctx context.Context, q ports.NodeQuery, req b
 // to q.Threshold for this transaction only, and similarity() as the score.
 // pg_trgm compares its float4 similarity with the double threshold, as
 // [ports.MatchMode] defines.
-func (s *Store) searchPgTrgm(ctx context.Context, q ports.NodeQuery, req bounded.Request, tagWhere []string, tagArgs []any) (bounded.Paged[ports.NodeMatch], error) {
+func (s *Store) searchPgTrgm(ctx context.Context, q ports.NodeQuery, req bounded.Request, scope string, tagWhere []string, tagArgs []any) (bounded.Paged[ports.NodeMatch], error) {
 	var ops, sims []string
 	var opArgs, simArgs []any
 	for _, query := range q.Queries {
@@ -212,11 +213,11 @@ func (s *Store) searchPgTrgm(ctx context.Context, q ports.NodeQuery, req bounded
 	}
 	whereArgs := append(opArgs, tagArgs...)
 	pq := paged{
-		with:     "WITH matched AS (SELECT " + entityCols + ", " + score + " AS score FROM bounded_entities e" + where + ")",
-		withArgs: append(append([]any(nil), simArgs...), whereArgs...),
-		count:    "SELECT count(*) AS total FROM matched",
-		page:     "SELECT * FROM matched ORDER BY score DESC, name",
-		order:    "p.score DESC, p.name",
+		with:      "WITH matched AS (SELECT " + entityCols + ", " + score + " AS score FROM bounded_entities e" + where + ")",
+		withArgs:  append(append([]any(nil), simArgs...), whereArgs...),
+		countFrom: "matched",
+		page:      "SELECT * FROM matched WHERE 1 = 1{K} ORDER BY {O}",
+		keys:      []key{{inner: "score", outer: "p.score", desc: true, num: true}, {inner: "name", outer: "p.name"}},
 	}
 	threshold := strconv.FormatFloat(q.Threshold, 'g', -1, 64)
 	var page bounded.Paged[ports.NodeMatch]
@@ -229,7 +230,7 @@ func (s *Store) searchPgTrgm(ctx context.Context, q ports.NodeQuery, req bounded
 			return s.wrap(err)
 		}
 		var err error
-		page, err = (&Store{db: tx, d: s.d}).nodeMatches(ctx, pq, req)
+		page, err = (&Store{db: tx, d: s.d}).nodeMatches(ctx, pq, req, scope, ports.Fuzzy)
 		if err != nil {
 			return err
 		}
@@ -245,33 +246,28 @@ func (s *Store) searchPgTrgm(ctx context.Context, q ports.NodeQuery, req bounded
 	return page, err
 }
 
-// nodeMatches runs a paged query over entityCols plus a score column.
-func (s *Store) nodeMatches(ctx context.Context, q paged, req bounded.Request) (bounded.Paged[ports.NodeMatch], error) {
-	var total int64
-	var items []ports.NodeMatch
-	err := s.run(ctx, q, req, func(rows *sql.Rows) error {
+// nodeMatches runs a paged query over entityCols plus a score column,
+// ordered as SearchNodes orders mode's results.
+func (s *Store) nodeMatches(ctx context.Context, q paged, req bounded.Request, scope string, mode ports.MatchMode) (bounded.Paged[ports.NodeMatch], error) {
+	page, _, err := collect(ctx, s, q, req, scope, ports.NodeOrder(mode), func(counts []any, rows *sql.Rows) (ports.NodeMatch, bool, error) {
 		var name, typ, obs, tags string
 		var updated int64
 		var score float64
-		if err := rows.Scan(nint{&total}, nstr{&name}, nstr{&typ}, nstr{&obs}, nstr{&tags}, nint{&updated}, nfloat{&score}); err != nil {
-			return err
+		if err := rows.Scan(append(counts, nstr{&name}, nstr{&typ}, nstr{&obs}, nstr{&tags}, nint{&updated}, nfloat{&score})...); err != nil {
+			return ports.NodeMatch{}, false, err
 		}
 		if name == "" {
-			return nil
+			return ports.NodeMatch{}, false, nil
 		}
 		e := ports.Entity{Name: name, Type: typ, UpdatedAt: fromMicros(updated)}
 		var err error
 		if e.Observations, err = decodeList(obs); err != nil {
-			return err
+			return ports.NodeMatch{}, false, err
 		}
 		if e.Tags, err = decodeList(tags); err != nil {
-			return err
+			return ports.NodeMatch{}, false, err
 		}
-		items = append(items, ports.NodeMatch{Entity: e, Score: float64(float32(score))})
-		return nil
+		return ports.NodeMatch{Entity: e, Score: float64(float32(score))}, true, nil
 	})
-	if err != nil {
-		return bounded.Paged[ports.NodeMatch]{}, err
-	}
-	return bounded.Paged[ports.NodeMatch]{Items: items, Page: req.Info(int(total), len(items))}, nil
+	return page, err
 }

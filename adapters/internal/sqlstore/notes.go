@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -213,38 +214,27 @@ func (s *Store) GetNotes(ctx context.Context, ids []string, w bounded.Window) (p
 	return res, nil
 }
 
-// noteRefs runs a paged query whose count has extra columns (besides the
-// total) and whose page has the noteRefCols, and returns the page and the
-// extra count columns.
-func (s *Store) noteRefs(ctx context.Context, q paged, req bounded.Request, extra int) (bounded.Paged[ports.NoteRef], []int64, error) {
-	var total int64
-	ext := make([]int64, extra)
-	var items []ports.NoteRef
-	err := s.run(ctx, q, req, func(rows *sql.Rows) error {
-		var r noteRow
-		dest := []any{nint{&total}}
-		for i := range ext {
-			dest = append(dest, nint{&ext[i]})
-		}
-		dest = append(dest, nstr{&r.id}, nstr{&r.title}, nstr{&r.tags}, nint{&r.updated})
-		if err := rows.Scan(dest...); err != nil {
-			return err
-		}
-		if r.id == "" {
-			return nil
-		}
-		ref, err := r.ref()
-		if err != nil {
-			return err
-		}
-		items = append(items, ref)
-		return nil
-	})
-	if err != nil {
-		return bounded.Paged[ports.NoteRef]{}, nil, err
+// noteRefRow scans a row of count columns then the noteRefCols.
+func noteRefRow(counts []any, rows *sql.Rows) (ports.NoteRef, bool, error) {
+	var r noteRow
+	if err := rows.Scan(append(counts, nstr{&r.id}, nstr{&r.title}, nstr{&r.tags}, nint{&r.updated})...); err != nil {
+		return ports.NoteRef{}, false, err
 	}
-	return bounded.Paged[ports.NoteRef]{Items: items, Page: req.Info(int(total), len(items))}, ext, nil
+	if r.id == "" {
+		return ports.NoteRef{}, false, nil
+	}
+	ref, err := r.ref()
+	return ref, err == nil, err
 }
+
+// updatedKeys are the keys of [ports.ByUpdatedDesc] over columns updated
+// and id of the inner query, and p.updated_at, p.id outside.
+func updatedKeys(updated, id string) []key {
+	return []key{{inner: updated, outer: "p.updated_at", desc: true, num: true}, {inner: id, outer: "p.id"}}
+}
+
+// titleKeys are the keys of [ports.ByTitle] over notes n.
+var titleKeys = []key{{inner: "n.title", outer: "p.title"}, {inner: "n.id", outer: "p.id"}}
 
 // folderRange is the bytewise range [lo, hi) of the IDs that start with
 // folder+"/": '0' is the byte after '/'.
@@ -253,7 +243,8 @@ func folderRange(folder string) (lo, hi string) { return folder + "/", folder + 
 // ListNotes pages the notes that pass f, ordered by UpdatedAt descending,
 // then ID. See [ports.Notes].
 func (s *Store) ListNotes(ctx context.Context, f ports.ListFilter, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
-	req, err := request(ports.ListNotesLimits, p)
+	scope := ports.Scope("ListNotes", f.Tag, f.Folder)
+	req, err := s.request(ports.ListNotesLimits, p, scope)
 	if err != nil {
 		return bounded.Paged[ports.NoteRef]{}, err
 	}
@@ -270,8 +261,8 @@ func (s *Store) ListNotes(ctx context.Context, f ports.ListFilter, p bounded.Pag
 	if err := ctx.Err(); err != nil {
 		return bounded.Paged[ports.NoteRef]{}, err
 	}
-	// The page's IDs come from a covering index in page order; only
-	// they are joined with their rows.
+	// The page's IDs come from a covering index in page order, entered at
+	// the cursor; only they are joined with their rows.
 	var q paged
 	if f.Tag != "" {
 		where, args := "t.tag = ?", []any{f.Tag}
@@ -281,27 +272,27 @@ func (s *Store) ListNotes(ctx context.Context, f ports.ListFilter, p bounded.Pag
 			args = append(args, lo, hi)
 		}
 		q = paged{
-			count: "SELECT count(*) AS total FROM bounded_note_tags t WHERE " + where, countArgs: args,
+			countFrom: "bounded_note_tags t WHERE " + where, countArgs: args,
 			page: "SELECT " + noteRefCols + " FROM (SELECT t.note_id AS id FROM bounded_note_tags t WHERE " + where +
-				" ORDER BY t.updated_at DESC, t.note_id LIMIT ? OFFSET ?) AS k " + s.keyJoin("bounded_notes", "n", "id"),
-			pageArgs: append(args, req.Limit, req.Offset),
+				"{K} ORDER BY {O} {L}) AS k " + s.keyJoin("bounded_notes", "n", "id"),
+			pageArgs: args,
+			keys:     updatedKeys("t.updated_at", "t.note_id"),
 		}
 	} else {
-		where, args := "", []any(nil)
+		where, args := " WHERE 1 = 1", []any(nil)
 		if f.Folder != "" {
 			lo, hi := folderRange(f.Folder)
 			where, args = " WHERE n.id >= ? AND n.id < ?", []any{lo, hi}
 		}
 		q = paged{
-			count: "SELECT count(*) AS total FROM bounded_notes n" + where, countArgs: args,
+			countFrom: "bounded_notes n" + where, countArgs: args,
 			page: "SELECT " + noteRefCols + " FROM (SELECT n.id AS id FROM bounded_notes n" + where +
-				" ORDER BY n.updated_at DESC, n.id LIMIT ? OFFSET ?) AS k " + s.keyJoin("bounded_notes", "n", "id"),
-			pageArgs: append(args, req.Limit, req.Offset),
+				"{K} ORDER BY {O} {L}) AS k " + s.keyJoin("bounded_notes", "n", "id"),
+			pageArgs: args,
+			keys:     updatedKeys("n.updated_at", "n.id"),
 		}
 	}
-	q.limited = true
-	q.order = "p.updated_at DESC, p.id"
-	page, _, err := s.noteRefs(ctx, q, req, 0)
+	page, _, err := collect(ctx, s, q, req, scope, ports.ByUpdatedDesc, noteRefRow)
 	return page, err
 }
 
@@ -310,7 +301,8 @@ func (s *Store) ListNotes(ctx context.Context, f ports.ListFilter, p bounded.Pag
 // first, then UpdatedAt descending, then ID.
 // See [ports.Notes].
 func (s *Store) SearchNotes(ctx context.Context, query string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
-	req, err := request(ports.SearchNotesLimits, p)
+	scope := ports.Scope("SearchNotes", query)
+	req, err := s.request(ports.SearchNotesLimits, p, scope)
 	if err != nil {
 		return bounded.Paged[ports.NoteRef]{}, err
 	}
@@ -324,39 +316,33 @@ func (s *Store) SearchNotes(ctx context.Context, query string, p bounded.Page) (
 	in := func(col string) string { return s.d.Instr + "(" + col + ", ?) > 0" }
 	where := " WHERE " + in("n.title_fold") + " OR " + in("n.content_fold")
 	pq := paged{
-		count: "SELECT count(*) AS total FROM bounded_notes n" + where, countArgs: []any{q, q},
-		page: "SELECT " + noteRefCols + ", CASE WHEN " + in("n.title_fold") + " THEN 0 ELSE 1 END AS rnk FROM bounded_notes n" + where +
-			" ORDER BY rnk, n.updated_at DESC, n.id",
+		countFrom: "bounded_notes n" + where, countArgs: []any{q, q},
+		page: "SELECT * FROM (SELECT " + noteRefCols + ", CASE WHEN " + in("n.title_fold") + " THEN 0 ELSE 1 END AS rnk FROM bounded_notes n" + where +
+			") AS m WHERE 1 = 1{K} ORDER BY {O}",
 		pageArgs: []any{q, q, q},
-		order:    "p.rnk, p.updated_at DESC, p.id",
+		keys: []key{{inner: "m.rnk", outer: "p.rnk", num: true}, {inner: "m.updated_at", outer: "p.updated_at", desc: true, num: true},
+			{inner: "m.id", outer: "p.id"}},
 	}
-	var total, rank int64
-	var items []ports.NoteRef
-	err = s.run(ctx, pq, req, func(rows *sql.Rows) error {
+	page, _, err := collect(ctx, s, pq, req, scope, ports.SearchNotesOrder(query), func(counts []any, rows *sql.Rows) (ports.NoteRef, bool, error) {
 		var r noteRow
-		if err := rows.Scan(nint{&total}, nstr{&r.id}, nstr{&r.title}, nstr{&r.tags}, nint{&r.updated}, nint{&rank}); err != nil {
-			return err
+		var rank int64
+		if err := rows.Scan(append(counts, nstr{&r.id}, nstr{&r.title}, nstr{&r.tags}, nint{&r.updated}, nint{&rank})...); err != nil {
+			return ports.NoteRef{}, false, err
 		}
 		if r.id == "" {
-			return nil
+			return ports.NoteRef{}, false, nil
 		}
 		ref, err := r.ref()
-		if err != nil {
-			return err
-		}
-		items = append(items, ref)
-		return nil
+		return ref, err == nil, err
 	})
-	if err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
-	}
-	return bounded.Paged[ports.NoteRef]{Items: items, Page: req.Info(int(total), len(items))}, nil
+	return page, err
 }
 
 // SearchByLinks pages the notes matching q, ordered by UpdatedAt
 // descending, then ID. See [ports.Notes].
 func (s *Store) SearchByLinks(ctx context.Context, q ports.LinkQuery, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
-	req, err := request(ports.SearchByLinksLimits, p)
+	scope := q.Scope()
+	req, err := s.request(ports.SearchByLinksLimits, p, scope)
 	if err != nil {
 		return bounded.Paged[ports.NoteRef]{}, err
 	}
@@ -398,12 +384,12 @@ func (s *Store) SearchByLinks(ctx context.Context, q ports.LinkQuery, p bounded.
 	}
 	where := " WHERE " + strings.Join(conds, " AND ")
 	pq := paged{
-		count: "SELECT count(*) AS total FROM bounded_notes n" + where, countArgs: args,
-		page:     "SELECT " + noteRefCols + " FROM bounded_notes n" + where + " ORDER BY n.updated_at DESC, n.id",
+		countFrom: "bounded_notes n" + where, countArgs: args,
+		page:     "SELECT " + noteRefCols + " FROM bounded_notes n" + where + "{K} ORDER BY {O}",
 		pageArgs: args,
-		order:    "p.updated_at DESC, p.id",
+		keys:     updatedKeys("n.updated_at", "n.id"),
 	}
-	page, _, err := s.noteRefs(ctx, pq, req, 0)
+	page, _, err := collect(ctx, s, pq, req, scope, ports.ByUpdatedDesc, noteRefRow)
 	return page, err
 }
 
@@ -411,13 +397,15 @@ func (s *Store) SearchByLinks(ctx context.Context, q ports.LinkQuery, p bounded.
 const linkRefCols = "l.source_id AS source_id, l.pos AS pos, l.target AS target, l.is_external AS is_external, l.link_text AS link_text, " +
 	existsTarget + " AS target_exists"
 
-// scanLinkRef scans the linkRefCols into a LinkRef; ok is false for the
-// NULL row of an empty page.
-func scanLinkRef(dest []any, rows *sql.Rows) (ports.LinkRef, bool, error) {
+// linkKeys are the keys of [ports.BySourcePosition] over links l.
+var linkKeys = []key{{inner: "l.source_id", outer: "p.source_id"}, {inner: "l.pos", outer: "p.pos", num: true}}
+
+// linkRefRow scans a row of count columns then the linkRefCols into a
+// LinkRef; ok is false for the NULL row of an empty page.
+func linkRefRow(counts []any, rows *sql.Rows) (ports.LinkRef, bool, error) {
 	var src, target, text string
 	var pos, ext, exists int64
-	dest = append(dest, nstr{&src}, nint{&pos}, nstr{&target}, nint{&ext}, nstr{&text}, nint{&exists})
-	if err := rows.Scan(dest...); err != nil {
+	if err := rows.Scan(append(counts, nstr{&src}, nint{&pos}, nstr{&target}, nint{&ext}, nstr{&text}, nint{&exists})...); err != nil {
 		return ports.LinkRef{}, false, err
 	}
 	if src == "" {
@@ -429,7 +417,8 @@ func scanLinkRef(dest []any, rows *sql.Rows) (ports.LinkRef, bool, error) {
 // FindBrokenLinks pages the internal links whose target note does not
 // exist, ordered by source ID, then position. See [ports.Notes].
 func (s *Store) FindBrokenLinks(ctx context.Context, p bounded.Page) (bounded.Paged[ports.LinkRef], error) {
-	req, err := request(ports.FindBrokenLinksLimits, p)
+	scope := ports.Scope("FindBrokenLinks")
+	req, err := s.request(ports.FindBrokenLinksLimits, p, scope)
 	if err != nil {
 		return bounded.Paged[ports.LinkRef]{}, err
 	}
@@ -438,32 +427,22 @@ func (s *Store) FindBrokenLinks(ctx context.Context, p bounded.Page) (bounded.Pa
 	}
 	const where = " WHERE l.is_external = 0 AND NOT EXISTS (SELECT 1 FROM bounded_notes t WHERE t.id = l.target)"
 	q := paged{
-		count: "SELECT count(*) AS total FROM bounded_note_links l" + where,
-		page:  "SELECT " + linkRefCols + " FROM bounded_note_links l" + where + " ORDER BY l.source_id, l.pos",
-		order: "p.source_id, p.pos",
+		countFrom: "bounded_note_links l" + where,
+		page:      "SELECT " + linkRefCols + " FROM bounded_note_links l" + where + "{K} ORDER BY {O}",
+		keys:      linkKeys,
 	}
-	var total int64
-	var items []ports.LinkRef
-	err = s.run(ctx, q, req, func(rows *sql.Rows) error {
-		l, ok, err := scanLinkRef([]any{nint{&total}}, rows)
-		if ok {
-			items = append(items, l)
-		}
-		return err
-	})
-	if err != nil {
-		return bounded.Paged[ports.LinkRef]{}, err
-	}
-	return bounded.Paged[ports.LinkRef]{Items: items, Page: req.Info(int(total), len(items))}, nil
+	page, _, err := collect(ctx, s, q, req, scope, ports.BySourcePosition, linkRefRow)
+	return page, err
 }
 
 // NoteLinks pages note id's internal and external links (by position) and
-// its incoming links (by source ID, then position), all three pages and
-// their totals read by one statement. See [ports.Notes].
+// its incoming links (by source ID, then position), each category by one
+// statement counting its total with its page. See [ports.Notes].
 func (s *Store) NoteLinks(ctx context.Context, id string, p ports.NoteLinksPages) (ports.NoteLinks, error) {
 	var reqs [3]bounded.Request
+	scopes := ports.NoteLinksScopes(id)
 	for i, pg := range []bounded.Page{p.Internal, p.External, p.Incoming} {
-		req, err := request(ports.NoteLinksLimits, pg)
+		req, err := s.request(ports.NoteLinksLimits, pg, scopes[i])
 		if err != nil {
 			return ports.NoteLinks{}, err
 		}
@@ -475,48 +454,32 @@ func (s *Store) NoteLinks(ctx context.Context, id string, p ports.NoteLinksPages
 	if err := ctx.Err(); err != nil {
 		return ports.NoteLinks{}, err
 	}
-	query := `SELECT c.*, p.* FROM (SELECT ` + foundNote + `,
-		(SELECT count(*) FROM bounded_note_links WHERE source_id = ? AND is_external = 0) AS n_internal,
-		(SELECT count(*) FROM bounded_note_links WHERE source_id = ? AND is_external = 1) AS n_external,
-		(SELECT count(*) FROM bounded_note_links WHERE target = ? AND is_external = 0) AS n_incoming) AS c
-	LEFT JOIN (
-		SELECT * FROM (SELECT 0 AS cat, ` + linkRefCols + ` FROM bounded_note_links l
-			WHERE l.source_id = ? AND l.is_external = 0 ORDER BY l.pos LIMIT ? OFFSET ?) AS a
-		UNION ALL
-		SELECT * FROM (SELECT 1 AS cat, ` + linkRefCols + ` FROM bounded_note_links l
-			WHERE l.source_id = ? AND l.is_external = 1 ORDER BY l.pos LIMIT ? OFFSET ?) AS b
-		UNION ALL
-		SELECT * FROM (SELECT 2 AS cat, ` + linkRefCols + ` FROM bounded_note_links l
-			WHERE l.target = ? AND l.is_external = 0 ORDER BY l.source_id, l.pos LIMIT ? OFFSET ?) AS i
-	) AS p ON TRUE ORDER BY p.cat, p.source_id, p.pos`
-	args := []any{id, id, id, id,
-		id, reqs[0].Limit, reqs[0].Offset,
-		id, reqs[1].Limit, reqs[1].Offset,
-		id, reqs[2].Limit, reqs[2].Offset}
-	var found int64
-	var totals [3]int64
-	var items [3][]ports.LinkRef
-	err := s.query(ctx, query, args, func(rows *sql.Rows) error {
-		var cat int64
-		l, ok, err := scanLinkRef([]any{nint{&found}, nint{&totals[0]}, nint{&totals[1]}, nint{&totals[2]}, nint{&cat}}, rows)
-		if ok {
-			if cat < 0 || cat > 2 {
-				return fmt.Errorf("unexpected link category %d", cat)
-			}
-			items[cat] = append(items[cat], l)
+	wheres := [3]string{
+		" WHERE l.source_id = ? AND l.is_external = 0",
+		" WHERE l.source_id = ? AND l.is_external = 1",
+		" WHERE l.target = ? AND l.is_external = 0",
+	}
+	var out [3]bounded.Paged[ports.LinkRef]
+	for i, where := range wheres {
+		q := paged{
+			countFrom: "bounded_note_links l" + where, countArgs: []any{id},
+			page:     "SELECT " + linkRefCols + " FROM bounded_note_links l" + where + "{K} ORDER BY {O}",
+			pageArgs: []any{id},
+			keys:     linkKeys,
 		}
-		return err
-	})
-	if err != nil {
-		return ports.NoteLinks{}, err
+		if i == 0 {
+			q.extra, q.extraArgs = []string{foundNote}, []any{id}
+		}
+		page, extra, err := collect(ctx, s, q, reqs[i], scopes[i], ports.BySourcePosition, linkRefRow)
+		if err != nil {
+			return ports.NoteLinks{}, err
+		}
+		if i == 0 && extra[0] == 0 {
+			return ports.NoteLinks{}, notFound("note", id)
+		}
+		out[i] = page
 	}
-	if found == 0 {
-		return ports.NoteLinks{}, notFound("note", id)
-	}
-	page := func(i int) bounded.Paged[ports.LinkRef] {
-		return bounded.Paged[ports.LinkRef]{Items: items[i], Page: reqs[i].Info(int(totals[i]), len(items[i]))}
-	}
-	return ports.NoteLinks{Internal: page(0), External: page(1), Incoming: page(2)}, nil
+	return ports.NoteLinks{Internal: out[0], External: out[1], Incoming: out[2]}, nil
 }
 
 // Backlinks pages the notes with an internal link to id, ordered by
@@ -524,7 +487,8 @@ func (s *Store) NoteLinks(ctx context.Context, id string, p ports.NoteLinksPages
 // backlinks index in page order (skipped notes are never fetched), then
 // their rows. See [ports.Notes].
 func (s *Store) Backlinks(ctx context.Context, id string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
-	req, err := request(ports.BacklinksLimits, p)
+	scope := ports.Scope("Backlinks", id)
+	req, err := s.request(ports.BacklinksLimits, p, scope)
 	if err != nil {
 		return bounded.Paged[ports.NoteRef]{}, err
 	}
@@ -535,21 +499,21 @@ func (s *Store) Backlinks(ctx context.Context, id string, p bounded.Page) (bound
 		return bounded.Paged[ports.NoteRef]{}, err
 	}
 	q := paged{
-		count: "SELECT count(*) AS total FROM bounded_note_backlinks b WHERE b.target = ?", countArgs: []any{id},
+		countFrom: "bounded_note_backlinks b WHERE b.target = ?", countArgs: []any{id},
 		page: "SELECT " + noteRefCols + " FROM (SELECT b.source_id AS id FROM bounded_note_backlinks b" +
-			" WHERE b.target = ? ORDER BY b.updated_at DESC, b.source_id LIMIT ? OFFSET ?) AS k " + s.keyJoin("bounded_notes", "n", "id"),
-		pageArgs: []any{id, req.Limit, req.Offset},
-		limited:  true,
-		order:    "p.updated_at DESC, p.id",
+			" WHERE b.target = ?{K} ORDER BY {O} {L}) AS k " + s.keyJoin("bounded_notes", "n", "id"),
+		pageArgs: []any{id},
+		keys:     updatedKeys("b.updated_at", "b.source_id"),
 	}
-	page, _, err := s.noteRefs(ctx, q, req, 0)
+	page, _, err := collect(ctx, s, q, req, scope, ports.ByUpdatedDesc, noteRefRow)
 	return page, err
 }
 
 // Children pages the notes naming id as a parent, ordered by title, then
 // ID. See [ports.Notes].
 func (s *Store) Children(ctx context.Context, id string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
-	req, err := request(ports.ChildrenLimits, p)
+	scope := ports.Scope("Children", id)
+	req, err := s.request(ports.ChildrenLimits, p, scope)
 	if err != nil {
 		return bounded.Paged[ports.NoteRef]{}, err
 	}
@@ -561,20 +525,20 @@ func (s *Store) Children(ctx context.Context, id string, p bounded.Page) (bounde
 	}
 	// Parent edges are stored only for existing notes: every child exists.
 	q := paged{
-		count:     "SELECT count(*) AS total, " + foundNote + " FROM bounded_note_parents r WHERE r.parent_id = ?",
-		countArgs: []any{id, id},
+		countFrom: "bounded_note_parents r WHERE r.parent_id = ?", countArgs: []any{id},
+		extra: []string{foundNote}, extraArgs: []any{id},
 		page: "SELECT " + noteRefCols + " FROM bounded_note_parents r JOIN bounded_notes n ON n.id = r.note_id" +
-			" WHERE r.parent_id = ? ORDER BY n.title, n.id",
+			" WHERE r.parent_id = ?{K} ORDER BY {O}",
 		pageArgs: []any{id},
-		order:    "p.title, p.id",
+		keys:     titleKeys,
 	}
-	return s.noteRefsOf(ctx, q, req, id)
+	return s.noteRefsOf(ctx, q, req, scope, id)
 }
 
 // noteRefsOf runs a paged query whose count has a found column (after the
 // total) and returns [ports.ErrNotFound] when note id does not exist.
-func (s *Store) noteRefsOf(ctx context.Context, q paged, req bounded.Request, id string) (bounded.Paged[ports.NoteRef], error) {
-	page, ext, err := s.noteRefs(ctx, q, req, 1)
+func (s *Store) noteRefsOf(ctx context.Context, q paged, req bounded.Request, scope, id string) (bounded.Paged[ports.NoteRef], error) {
+	page, ext, err := collect(ctx, s, q, req, scope, ports.ByTitle, noteRefRow)
 	if err != nil {
 		return bounded.Paged[ports.NoteRef]{}, err
 	}
@@ -587,7 +551,8 @@ func (s *Store) noteRefsOf(ctx context.Context, q paged, req bounded.Request, id
 // Parents pages the existing notes that note id names as parents, ordered
 // by title, then ID. See [ports.Notes].
 func (s *Store) Parents(ctx context.Context, id string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
-	req, err := request(ports.ParentsLimits, p)
+	scope := ports.Scope("Parents", id)
+	req, err := s.request(ports.ParentsLimits, p, scope)
 	if err != nil {
 		return bounded.Paged[ports.NoteRef]{}, err
 	}
@@ -597,22 +562,23 @@ func (s *Store) Parents(ctx context.Context, id string, p bounded.Page) (bounded
 	if err := ctx.Err(); err != nil {
 		return bounded.Paged[ports.NoteRef]{}, err
 	}
-	const from = " FROM bounded_note_parents r JOIN bounded_notes n ON n.id = r.parent_id WHERE r.note_id = ?"
+	const from = "bounded_note_parents r JOIN bounded_notes n ON n.id = r.parent_id WHERE r.note_id = ?"
 	q := paged{
-		count:     "SELECT count(*) AS total, " + foundNote + from,
-		countArgs: []any{id, id},
-		page:      "SELECT " + noteRefCols + from + " ORDER BY n.title, n.id",
-		pageArgs:  []any{id},
-		order:     "p.title, p.id",
+		countFrom: from, countArgs: []any{id},
+		extra: []string{foundNote}, extraArgs: []any{id},
+		page:     "SELECT " + noteRefCols + " FROM " + from + "{K} ORDER BY {O}",
+		pageArgs: []any{id},
+		keys:     titleKeys,
 	}
-	return s.noteRefsOf(ctx, q, req, id)
+	return s.noteRefsOf(ctx, q, req, scope, id)
 }
 
 // Descendants pages the notes below id down to maxDepth levels, each at its
 // shortest depth, ordered by depth, title, then ID: a recursive walk in
 // SQL bounded by the depth. See [ports.Notes].
 func (s *Store) Descendants(ctx context.Context, id string, maxDepth int, p bounded.Page) (bounded.Paged[ports.Descendant], error) {
-	req, err := request(ports.DescendantsLimits, p)
+	scope := ports.Scope("Descendants", id, strconv.Itoa(maxDepth))
+	req, err := s.request(ports.DescendantsLimits, p, scope)
 	if err != nil {
 		return bounded.Paged[ports.Descendant]{}, err
 	}
@@ -637,42 +603,37 @@ func (s *Store) Descendants(ctx context.Context, id string, maxDepth int, p boun
 			SELECT r.note_id, w.depth + 1 FROM walk w JOIN bounded_note_parents r ON r.parent_id = w.id WHERE w.depth < ?
 		), below AS (SELECT id, min(depth) AS depth FROM walk WHERE id <> ? GROUP BY id)`,
 		withArgs:  []any{id, maxDepth, id},
-		count:     "SELECT count(*) AS total, " + foundNote + " FROM below",
-		countArgs: []any{id},
-		page:      "SELECT " + noteRefCols + ", d.depth AS depth FROM below d JOIN bounded_notes n ON n.id = d.id ORDER BY d.depth, n.title, n.id",
-		order:     "p.depth, p.title, p.id",
+		countFrom: "below",
+		extra:     []string{foundNote}, extraArgs: []any{id},
+		page: "SELECT " + noteRefCols + ", d.depth AS depth FROM below d JOIN bounded_notes n ON n.id = d.id WHERE 1 = 1{K} ORDER BY {O}",
+		keys: []key{{inner: "d.depth", outer: "p.depth", num: true}, {inner: "n.title", outer: "p.title"}, {inner: "n.id", outer: "p.id"}},
 	}
-	var total, found int64
-	var items []ports.Descendant
-	err = s.run(ctx, q, req, func(rows *sql.Rows) error {
+	page, ext, err := collect(ctx, s, q, req, scope, ports.ByDepth, func(counts []any, rows *sql.Rows) (ports.Descendant, bool, error) {
 		var r noteRow
 		var depth int64
-		if err := rows.Scan(nint{&total}, nint{&found}, nstr{&r.id}, nstr{&r.title}, nstr{&r.tags}, nint{&r.updated}, nint{&depth}); err != nil {
-			return err
+		if err := rows.Scan(append(counts, nstr{&r.id}, nstr{&r.title}, nstr{&r.tags}, nint{&r.updated}, nint{&depth})...); err != nil {
+			return ports.Descendant{}, false, err
 		}
 		if r.id == "" {
-			return nil
+			return ports.Descendant{}, false, nil
 		}
 		ref, err := r.ref()
-		if err != nil {
-			return err
-		}
-		items = append(items, ports.Descendant{NoteRef: ref, Depth: int(depth)})
-		return nil
+		return ports.Descendant{NoteRef: ref, Depth: int(depth)}, err == nil, err
 	})
 	if err != nil {
 		return bounded.Paged[ports.Descendant]{}, err
 	}
-	if found == 0 {
+	if ext[0] == 0 {
 		return bounded.Paged[ports.Descendant]{}, notFound("note", id)
 	}
-	return bounded.Paged[ports.Descendant]{Items: items, Page: req.Info(int(total), len(items))}, nil
+	return page, nil
 }
 
 // RelatedNotes pages the notes related to id, scored and ordered in SQL
 // (score descending, then ID). See [ports.Notes].
 func (s *Store) RelatedNotes(ctx context.Context, id string, p bounded.Page) (bounded.Paged[ports.Related], error) {
-	req, err := request(ports.RelatedNotesLimits, p)
+	scope := ports.Scope("RelatedNotes", id)
+	req, err := s.request(ports.RelatedNotesLimits, p, scope)
 	if err != nil {
 		return bounded.Paged[ports.Related]{}, err
 	}
@@ -705,35 +666,29 @@ func (s *Store) RelatedNotes(ctx context.Context, id string, p bounded.Page) (bo
 		),
 		rel AS (SELECT scored.*, shared_tags + shared_links + CASE WHEN links_to = 1 OR linked_from = 1 THEN 2 ELSE 0 END AS score FROM scored)`,
 		withArgs:  []any{id, id, id, id},
-		count:     "SELECT count(*) AS total, " + foundNote + " FROM rel",
-		countArgs: []any{id},
-		page:      "SELECT id, title, tags, updated_at, shared_tags, shared_links, links_to, linked_from, score FROM rel ORDER BY score DESC, id",
-		order:     "p.score DESC, p.id",
+		countFrom: "rel",
+		extra:     []string{foundNote}, extraArgs: []any{id},
+		page: "SELECT id, title, tags, updated_at, shared_tags, shared_links, links_to, linked_from, score FROM rel WHERE 1 = 1{K} ORDER BY {O}",
+		keys: []key{{inner: "score", outer: "p.score", desc: true, num: true}, {inner: "id", outer: "p.id"}},
 	}
-	var total, found int64
-	var items []ports.Related
-	err = s.run(ctx, q, req, func(rows *sql.Rows) error {
+	page, ext, err := collect(ctx, s, q, req, scope, ports.ByRelatedScore, func(counts []any, rows *sql.Rows) (ports.Related, bool, error) {
 		var r noteRow
 		var tags, links, to, from, score int64
-		if err := rows.Scan(nint{&total}, nint{&found}, nstr{&r.id}, nstr{&r.title}, nstr{&r.tags}, nint{&r.updated},
-			nint{&tags}, nint{&links}, nint{&to}, nint{&from}, nint{&score}); err != nil {
-			return err
+		if err := rows.Scan(append(counts, nstr{&r.id}, nstr{&r.title}, nstr{&r.tags}, nint{&r.updated},
+			nint{&tags}, nint{&links}, nint{&to}, nint{&from}, nint{&score})...); err != nil {
+			return ports.Related{}, false, err
 		}
 		if r.id == "" {
-			return nil
+			return ports.Related{}, false, nil
 		}
 		ref, err := r.ref()
-		if err != nil {
-			return err
-		}
-		items = append(items, ports.Related{NoteRef: ref, Score: int(score), SharedTags: int(tags), SharedLinks: int(links), LinksTo: to == 1, LinkedFrom: from == 1})
-		return nil
+		return ports.Related{NoteRef: ref, Score: int(score), SharedTags: int(tags), SharedLinks: int(links), LinksTo: to == 1, LinkedFrom: from == 1}, err == nil, err
 	})
 	if err != nil {
 		return bounded.Paged[ports.Related]{}, err
 	}
-	if found == 0 {
+	if ext[0] == 0 {
 		return bounded.Paged[ports.Related]{}, notFound("note", id)
 	}
-	return bounded.Paged[ports.Related]{Items: items, Page: req.Info(int(total), len(items))}, nil
+	return page, nil
 }

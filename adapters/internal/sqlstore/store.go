@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -57,17 +58,26 @@ func New(ctx context.Context, db bun.IDB, d Dialect) (*Store, error) {
 // DB returns the database the store uses.
 func (s *Store) DB() bun.IDB { return s.db }
 
-// request validates p against l and rejects cursors, which are not
-// supported yet.
-func request(l bounded.Limits, p bounded.Page) (bounded.Request, error) {
-	req, err := l.Normalize(p)
-	if err != nil {
-		return bounded.Request{}, err
-	}
-	if p.Cursor != "" {
-		return bounded.Request{}, fmt.Errorf("sqlstore: %w: cursors are not supported yet", bounded.ErrInvalidCursor)
-	}
-	return req, nil
+// request validates p against l and decodes its cursor for scope with
+// the store's codec ([bounded.Limits.NormalizeCursor]).
+func (s *Store) request(l bounded.Limits, p bounded.Page, scope string) (bounded.Request, error) {
+	return l.NormalizeCursor(p, bounded.CursorCodec{Key: s.d.CursorKey}, scope)
+}
+
+// key is one sort key of a paged query, in the order of the method's
+// [ports.Order] and with its direction.
+type key struct {
+	// inner is the key's expression where the page's rows are selected
+	// and ordered (the {O} and {K} markers of paged.page); outer its column
+	// among the page's output columns, e.g. "p.updated_at".
+	inner, outer string
+	desc         bool
+	// num says the key is numeric, so that a mixed-direction keyset can
+	// negate it.
+	num bool
+	// conv, when set, turns the cursor's value of the key (the Order's)
+	// into the value inner is compared with.
+	conv func(v any) any
 }
 
 // paged is one paged statement: a count of the matching rows and a page of
@@ -77,62 +87,270 @@ type paged struct {
 	// count and page.
 	with     string
 	withArgs []any
-	// count is a SELECT whose first column is the total, named total; it
-	// may add more columns (e.g. whether the named note exists).
-	count     string
+	// countFrom is what the total counts: "FROM" and "WHERE" parts without
+	// the keyword FROM, e.g. "bounded_notes n WHERE n.id >= ?".
+	countFrom string
 	countArgs []any
-	// page is the SELECT of the page's rows with its ORDER BY, without
-	// LIMIT and OFFSET, which run appends. Its columns must have distinct
-	// names.
+	// extra are more count columns (e.g. whether the named note exists),
+	// each "expression AS name", read with the total; extraArgs their
+	// arguments.
+	extra     []string
+	extraArgs []any
+	// page is the SELECT of the page's rows, a template with markers:
+	// {O} is replaced by the ORDER BY list of keys, {K} by " AND (the
+	// keyset predicate)" for a cursor request (nothing otherwise), {L} by
+	// "LIMIT ? OFFSET ?" (appended at the end when absent). {K} must follow
+	// a WHERE condition. Its output columns must have distinct names.
+	// A {L} inside a subquery selecting keys from a covering index
+	// ("deferred join") means rows skipped by the OFFSET or the keyset are
+	// never fetched or joined.
 	page     string
 	pageArgs []any
-	// limited means that page has its own LIMIT ? OFFSET ? (with their
-	// values in pageArgs), typically in a subquery selecting the page's
-	// keys from a covering index ("deferred join"): rows skipped by the
-	// OFFSET are then never fetched or joined, only their index entries
-	// counted.
-	limited bool
-	// order repeats page's ORDER BY over the columns of p, so that the
-	// outer query keeps the page's order (it sorts at most one page).
-	order string
+	// keys are the sort keys, ending with the unique id.
+	keys []key
+}
+
+// keyset returns the predicate selecting the rows after the cursor's keys
+// (before them, backward) and its arguments: a row-value comparison over
+// every key, (a, b) > (?, ?), preceded by a range on the first key alone
+// (a >= ?) so that an index on the keys is entered at the cursor. When the
+// keys' directions differ, the numeric keys sorting against the text keys
+// are negated, so that one comparison serves: (-a, b) > (?, ?) for a
+// descending, b ascending.
+func keyset(keys []key, at *bounded.Cursor) (string, []any, error) {
+	if len(at.Keys) != len(keys) {
+		return "", nil, fmt.Errorf("%w: %d keys, want %d", bounded.ErrInvalidCursor, len(at.Keys), len(keys))
+	}
+	ref := keys[0].desc
+	for _, k := range keys {
+		if !k.num {
+			ref = k.desc
+			break
+		}
+	}
+	vals := make([]any, len(keys))
+	for i, k := range keys {
+		vals[i] = at.Keys[i]
+		if k.conv != nil {
+			vals[i] = k.conv(vals[i])
+		}
+	}
+	cmp := func(desc bool) string {
+		if desc != at.Backward {
+			return "<"
+		}
+		return ">"
+	}
+	pred := keys[0].inner + " " + cmp(keys[0].desc) + "= ? AND ("
+	args := []any{vals[0]}
+	var rhs []string
+	for i, k := range keys {
+		if i > 0 {
+			pred += ", "
+		}
+		v := vals[i]
+		if k.desc != ref {
+			if !k.num {
+				return "", nil, fmt.Errorf("sqlstore: keys %s and %s sort in opposite directions and are not numeric", keys[0].inner, k.inner)
+			}
+			switch n := v.(type) {
+			case int64:
+				v = -n
+			case float64:
+				v = -n
+			default:
+				return "", nil, fmt.Errorf("%w: key %d is %T, want a number", bounded.ErrInvalidCursor, i, v)
+			}
+			pred += "-(" + k.inner + ")"
+		} else {
+			pred += k.inner
+		}
+		rhs = append(rhs, "?")
+		args = append(args, v)
+	}
+	return pred + ") " + cmp(ref) + " (" + strings.Join(rhs, ", ") + ")", args, nil
+}
+
+// orderBy writes the ORDER BY list of keys (inner or outer expressions),
+// every direction flipped when backward.
+func orderBy(keys []key, outer, backward bool) string {
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		e := k.inner
+		if outer {
+			e = k.outer
+		}
+		if k.desc != backward {
+			e += " DESC"
+		}
+		parts[i] = e
+	}
+	return strings.Join(parts, ", ")
+}
+
+// expand replaces the markers of a template (see [paged]) and returns the
+// SQL and its arguments in placeholder order: each ? of tmpl takes the next
+// of args, each marker its own.
+func expand(tmpl string, args []any, marks map[string]func() (string, []any)) (string, []any, error) {
+	var b strings.Builder
+	out := make([]any, 0, len(args)+4)
+	next := 0
+	for i := 0; i < len(tmpl); i++ {
+		c := tmpl[i]
+		switch {
+		case c == '?':
+			if next >= len(args) {
+				return "", nil, fmt.Errorf("sqlstore: template has more placeholders than its %d arguments", len(args))
+			}
+			out = append(out, args[next])
+			next++
+			b.WriteByte(c)
+		case c == '{' && i+2 < len(tmpl) && tmpl[i+2] == '}':
+			m, ok := marks[tmpl[i+1:i+2]]
+			if !ok {
+				return "", nil, fmt.Errorf("sqlstore: unknown marker %s", tmpl[i:i+3])
+			}
+			sql, margs := m()
+			b.WriteString(sql)
+			out = append(out, margs...)
+			i += 2
+		default:
+			b.WriteByte(c)
+		}
+	}
+	if next != len(args) {
+		return "", nil, fmt.Errorf("sqlstore: template has %d placeholders for %d arguments", next, len(args))
+	}
+	return b.String(), out, nil
 }
 
 // run executes the statement
 //
-//	WITH ... SELECT c.*, p.* FROM (count) AS c
-//	LEFT JOIN (page LIMIT ? OFFSET ?) AS p ON TRUE ORDER BY order
+//	WITH ... SELECT c.*, p.* FROM (SELECT total, extra...) AS c
+//	LEFT JOIN (page ORDER BY keys LIMIT limit+1 OFFSET ?) AS p ON TRUE ORDER BY keys
 //
 // The count and the page are read by one statement, so from one snapshot,
-// and the total comes back even when the page is empty. The outer ORDER BY
-// sorts only the page's rows: without it the order of a joined subquery
-// would be unspecified.
+// and the total comes back even when the page is empty. The count follows
+// req.Count: exact (a count subquery), capped (a count of a subquery
+// limited to CountCap+1 rows) or none (0). The page reads one row past the
+// limit, so that HasMore never depends on the count; a cursor request adds
+// the keyset predicate and reads from OFFSET 0, backward in the reverse
+// order. The outer ORDER BY sorts only the page's rows: without it the
+// order of a joined subquery would be unspecified.
 //
-// and calls scan for every row, with the count's columns first. When the
+// It calls scan for every row, with the count's columns first. When the
 // page is empty there is one row whose page columns are NULL: scan must
 // accept NULLs (see the n* scanners) and the caller drops that row.
 func (s *Store) run(ctx context.Context, q paged, req bounded.Request, scan func(rows *sql.Rows) error) error {
 	var b strings.Builder
-	args := make([]any, 0, len(q.withArgs)+len(q.countArgs)+len(q.pageArgs)+2)
+	var args []any
 	if q.with != "" {
 		b.WriteString(q.with)
 		b.WriteString("\n")
 		args = append(args, q.withArgs...)
 	}
-	b.WriteString("SELECT c.*, p.* FROM (")
-	b.WriteString(q.count)
+	b.WriteString("SELECT c.*, p.* FROM (SELECT ")
+	switch req.Count {
+	case bounded.CountExact:
+		b.WriteString("(SELECT count(*) FROM " + q.countFrom + ")")
+		args = append(args, q.countArgs...)
+	case bounded.CountCapped:
+		b.WriteString("(SELECT count(*) FROM (SELECT 1 AS one FROM " + q.countFrom + " LIMIT ?) AS cc)")
+		args = append(args, q.countArgs...)
+		args = append(args, req.CountCap+1)
+	default:
+		b.WriteString("0")
+	}
+	b.WriteString(" AS total")
+	for _, e := range q.extra {
+		b.WriteString(", " + e)
+	}
+	args = append(args, q.extraArgs...)
 	b.WriteString(") AS c LEFT JOIN (")
-	b.WriteString(q.page)
-	if !q.limited {
-		b.WriteString(" LIMIT ? OFFSET ?")
+	tmpl := q.page
+	if !strings.Contains(tmpl, "{L}") {
+		tmpl += " {L}"
 	}
+	backward := req.Backward()
+	var kerr error
+	page, pargs, err := expand(tmpl, q.pageArgs, map[string]func() (string, []any){
+		"O": func() (string, []any) { return orderBy(q.keys, false, backward), nil },
+		"K": func() (string, []any) {
+			if req.At == nil {
+				return "", nil
+			}
+			pred, a, err := keyset(q.keys, req.At)
+			if err != nil {
+				kerr = err
+			}
+			return " AND (" + pred + ")", a
+		},
+		"L": func() (string, []any) {
+			off := req.Offset
+			if req.At != nil {
+				off = 0
+			}
+			return "LIMIT ? OFFSET ?", []any{req.Limit + 1, off}
+		},
+	})
+	if err != nil {
+		return err
+	}
+	if kerr != nil {
+		return kerr
+	}
+	b.WriteString(page)
 	b.WriteString(") AS p ON TRUE ORDER BY ")
-	b.WriteString(q.order)
-	args = append(args, q.countArgs...)
-	args = append(args, q.pageArgs...)
-	if !q.limited {
-		args = append(args, req.Limit, req.Offset)
-	}
+	b.WriteString(orderBy(q.keys, true, backward))
+	args = append(args, pargs...)
 	return s.query(ctx, b.String(), args, scan)
+}
+
+// collect runs q for req with [Store.run] and returns its page: row scans
+// one row, given the count columns to scan first (the total, then one per
+// extra column), and returns the item and whether the row holds one (false
+// for the NULL row of an empty page). The page's info and cursors (for
+// scope, with the keys of o) are derived as every store derives them
+// ([bounded.Request.Finish], [bounded.PageInfo.SetCursors]). It also
+// returns the extra count columns.
+func collect[T any](ctx context.Context, s *Store, q paged, req bounded.Request, scope string, o ports.Order[T],
+	row func(counts []any, rows *sql.Rows) (T, bool, error)) (bounded.Paged[T], []int64, error) {
+	if req.At != nil {
+		if err := o.Check(req.At.Keys); err != nil {
+			return bounded.Paged[T]{}, nil, err
+		}
+	}
+	var total int64
+	extra := make([]int64, len(q.extra))
+	counts := []any{nint{&total}}
+	for i := range extra {
+		counts = append(counts, nint{&extra[i]})
+	}
+	var items []T
+	err := s.run(ctx, q, req, func(rows *sql.Rows) error {
+		it, ok, err := row(counts, rows)
+		if ok {
+			items = append(items, it)
+		}
+		return err
+	})
+	if err != nil {
+		return bounded.Paged[T]{}, nil, err
+	}
+	more := len(items) > req.Limit
+	if more {
+		items = items[:req.Limit]
+	}
+	if req.Backward() {
+		slices.Reverse(items)
+	}
+	info := req.Finish(len(items), more, int(total))
+	if len(items) > 0 {
+		if err := info.SetCursors(bounded.CursorCodec{Key: s.d.CursorKey}, scope, o.Keys(items[0]), o.Keys(items[len(items)-1]), req.Backward() && more); err != nil {
+			return bounded.Paged[T]{}, nil, err
+		}
+	}
+	return bounded.Paged[T]{Items: items, Page: info}, extra, nil
 }
 
 // keyJoin joins the rows of table (as alias) whose key column equals k.id,
