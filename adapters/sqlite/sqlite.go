@@ -63,18 +63,34 @@ var (
 	_ ports.Code      = (*Store)(nil)
 )
 
+// Option changes how [New] and [Open] set a store up.
+type Option func(*sqlstore.Dialect)
+
+// CursorKey signs the store's cursors with HMAC-SHA256 under key (see
+// [bounded.CursorCodec]): a cursor the store did not issue is then
+// [bounded.ErrCursorTampered]. Every store that must accept the same
+// cursors needs the same key. Without it cursors carry a checksum, which
+// catches corruption and cursors of other queries but not forgery.
+func CursorKey(key []byte) Option {
+	return func(d *sqlstore.Dialect) { d.CursorKey = append([]byte(nil), key...) }
+}
+
 // New creates the schema on db if it is missing and returns a store using
 // db. db is a *bun.DB, bun.Conn or bun.Tx with the SQLite dialect; with a
 // bun.Tx, the schema is created and every later call runs inside that
 // transaction (writes in savepoints).
-func New(ctx context.Context, db bun.IDB) (*Store, error) {
+func New(ctx context.Context, db bun.IDB, opts ...Option) (*Store, error) {
 	if db == nil {
 		return nil, fmt.Errorf("sqlite: nil database")
 	}
 	if name := db.Dialect().Name().String(); name != "sqlite" {
 		return nil, fmt.Errorf("sqlite: database has the %s dialect", name)
 	}
-	s, err := sqlstore.New(ctx, db, Dialect)
+	d := Dialect
+	for _, o := range opts {
+		o(&d)
+	}
+	s, err := sqlstore.New(ctx, db, d)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +106,7 @@ func New(ctx context.Context, db bun.IDB) (*Store, error) {
 // The pool holds one connection: SQLite allows one writer at a time, and
 // one connection makes every write of this process wait its turn instead
 // of failing with SQLITE_BUSY (busy_timeout covers other processes).
-func Open(ctx context.Context, path string) (*Store, *bun.DB, error) {
+func Open(ctx context.Context, path string, opts ...Option) (*Store, *bun.DB, error) {
 	sqldb, err := sql.Open(sqliteshim.ShimName, dsn(path))
 	if err != nil {
 		return nil, nil, fmt.Errorf("sqlite: open %s: %w", path, err)
@@ -101,7 +117,7 @@ func Open(ctx context.Context, path string) (*Store, *bun.DB, error) {
 		db.Close()
 		return nil, nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	s, err := New(ctx, db)
+	s, err := New(ctx, db, opts...)
 	if err != nil {
 		db.Close()
 		return nil, nil, err

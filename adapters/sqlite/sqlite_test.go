@@ -8,6 +8,7 @@ import (
 	"github.com/boundedkit/bounded/adapters/internal/adaptertest"
 	"github.com/boundedkit/bounded/adapters/sqlite"
 	"github.com/boundedkit/bounded/conformance"
+	"github.com/boundedkit/bounded/ports"
 	"github.com/uptrace/bun"
 )
 
@@ -60,4 +61,20 @@ func TestInCallersTx(t *testing.T) {
 		}
 	}
 	adaptertest.InTx(t, db, func(ctx context.Context, db bun.IDB) (adaptertest.Store, error) { return sqlite.New(ctx, db) })
+}
+
+func TestSignedCursors(t *testing.T) {
+	adaptertest.SignedCursors(t, func(t *testing.T, key []byte) (ports.Notes, ports.Notes, ports.Notes) {
+		path := filepath.Join(t.TempDir(), "signed.db")
+		var stores []ports.Notes
+		for _, opts := range [][]sqlite.Option{{sqlite.CursorKey(key)}, nil, {sqlite.CursorKey([]byte("another key"))}} {
+			s, db, err := sqlite.Open(t.Context(), path, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			stores = append(stores, s)
+		}
+		return stores[0], stores[1], stores[2]
+	})
 }
