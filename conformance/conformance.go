@@ -60,7 +60,7 @@
 // failure names the call (arguments and page) and prints the difference
 // from memrepo as a go-cmp diff (-memrepo +store).
 //
-// A run makes about 11,200 read calls and 1,850 write calls to the store
+// A run makes about 11,300 read calls and 2,100 write calls to the store
 // under test, the same on every run: the fixtures are generated from fixed
 // seeds.
 //
@@ -127,4 +127,5 @@ func run(t TB, h Harness) {
 	s.runPort(t, codePort, fixture{chunks: Chunks(Seed)}, s.codeTests)
 	s.runProperties(t)
 	s.runCursorChecks(t)
+	s.runCursorWrites(t)
 }
