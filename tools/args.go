@@ -85,6 +85,7 @@ const (
 	roleOffset
 	rolePage
 	rolePageSize
+	roleCursor
 )
 
 // param declares one argument: its schema, and how it is parsed.
@@ -118,6 +119,10 @@ type spec struct {
 	paged  bool
 	paging bounded.Paging
 	limits bounded.Limits
+	// noCursor leaves the cursor argument out: the tool pages in memory
+	// (get_notes over its ids, get_note_links over its categories), by
+	// offset only.
+	noCursor bool
 }
 
 // input is a tool call's parsed arguments: only those the caller gave, by

@@ -68,7 +68,7 @@ func (s *Set) addNotes() {
 		return s.fitNotes(r, single(it), nc, 1, true)
 	})
 
-	s.add(spec{name: "get_notes", paged: true, limits: GetNotesLimits,
+	s.add(spec{name: "get_notes", paged: true, noCursor: true, limits: GetNotesLimits,
 		desc: fmt.Sprintf("Read several notes by id (1 to %d ids), in the order given, each with a window of its content lines (as get_note); an id that names no note is returned as {\"id\":...,\"missing\":true}.", ports.MaxGetNotes),
 		params: append([]param{{name: "ids", kind: kindStrings, required: true, maxItems: ports.MaxGetNotes, sentinel: ports.ErrInvalidQuery,
 			desc: fmt.Sprintf("The notes' ids, 1 to %d; repeats are read once.", ports.MaxGetNotes)}}, windowParams()...),
@@ -162,7 +162,7 @@ func (s *Set) addNotes() {
 		return fit(r, mapPage(page, func(_ int, l ports.LinkRef) LinkItem { return s.linkItem(r, "", l) }), nil, nil)
 	})
 
-	s.add(spec{name: "get_note_links", paged: true, limits: ports.NoteLinksLimits,
+	s.add(spec{name: "get_note_links", paged: true, noCursor: true, limits: ports.NoteLinksLimits,
 		desc: "List a note's links by category: \"internal\" (to other notes, in order of appearance), \"external\" (URLs, in order) and \"incoming\" (links to it, by source id); category \"all\" (the default) lists the three in that order as one list.",
 		params: []param{
 			idParam("The note's id."),

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/boundedkit/bounded"
 	"os"
 	"path/filepath"
 	"slices"
@@ -294,8 +295,8 @@ func privateCallsFor(fx fixtureData) map[string][]string {
 // start of every note text, link text, external URL, observation, body and
 // code chunk, looked for in every string of the decoded response). The
 // same calls in full mode must return some of it, so the check is not
-// vacuous. Each paged tool must also refuse a cursor argument: cursors
-// are not implemented, so none can reach another tool's data.
+// vacuous. Each paged tool must also refuse a cursor it did not issue
+// (TestCursorReplay checks cursors of other tools).
 func TestPrivateModeOnEveryAdapter(t *testing.T) {
 	for _, a := range adapterStores {
 		t.Run(a.name, func(t *testing.T) {
@@ -362,8 +363,12 @@ func TestPrivateModeOnEveryAdapter(t *testing.T) {
 				}
 				if tl.Limits.Max > 0 {
 					_, err := private.Call(context.Background(), tl.Name, json.RawMessage(strings.TrimSuffix(cases[0], "}")+sep(cases[0])+`"cursor":"eyJvZmZzZXQiOjB9"}`))
-					if !errors.Is(err, tools.ErrInvalidArguments) {
-						t.Errorf("%s with a cursor argument: %v; want an error wrapping ErrInvalidArguments", tl.Name, err)
+					want := bounded.ErrInvalidCursor
+					if !strings.Contains(string(tl.InputSchema), `"cursor"`) {
+						want = tools.ErrInvalidArguments // pages in memory: no cursor argument
+					}
+					if !errors.Is(err, want) {
+						t.Errorf("%s with a forged cursor argument: %v; want an error wrapping %v", tl.Name, err, want)
 					}
 				}
 			}

@@ -55,6 +55,26 @@ type Config struct {
 	Budget bounded.Budget
 	// Hints sets how much the hint of each response says.
 	Hints bounded.HintStyle
+	// CursorHints makes every paged tool's next call (in next and in the
+	// hint) continue by cursor: after the page's last result, by its sort
+	// keys, so that a walk stays exact while the data changes and a deep
+	// page costs what the first does. Without it next calls continue by
+	// offset or page number, which agents read more easily. Either way
+	// every paged tool accepts a cursor argument, and pagination carries
+	// nextCursor.
+	CursorHints bool
+	// Counts chooses, by tool name, how a paged tool counts its total
+	// (see [bounded.CountMode]); tools not named count exactly. A capped
+	// count or none keeps deep pages of large result sets cheap; the
+	// response says "10,000+" or leaves the total out, honestly.
+	Counts map[string]Count
+}
+
+// Count is a tool's count strategy: Mode, and for bounded.CountCapped the
+// most results counted (0 means bounded.DefaultCountCap).
+type Count struct {
+	Mode bounded.CountMode
+	Cap  int
 }
 
 // Set is the tool set built from a [Config]: every tool of each port given.
@@ -83,6 +103,11 @@ func New(c Config) (*Set, error) {
 	if c.Budget.LimitChars() < MinBudget {
 		return nil, fmt.Errorf("tools: %w: the budget allows %d characters, under the minimum %d", bounded.ErrInvalidBudget, c.Budget.LimitChars(), MinBudget)
 	}
+	for name, ct := range c.Counts {
+		if _, err := (bounded.Limits{Default: 1, Max: 1}).Normalize(bounded.Page{Count: ct.Mode, CountCap: ct.Cap}); err != nil {
+			return nil, fmt.Errorf("tools: count of %s: %w", name, err)
+		}
+	}
 	s := &Set{cfg: c, policy: policy}
 	if c.Notes != nil {
 		s.addNotes()
@@ -95,6 +120,11 @@ func New(c Config) (*Set, error) {
 	}
 	if c.Code != nil {
 		s.addCode()
+	}
+	for name := range c.Counts {
+		if t, ok := s.Tool(name); !ok || t.Limits.Max == 0 {
+			return nil, fmt.Errorf("tools: %w: Counts names %q, which is not a paged tool of this set", bounded.ErrInvalidPage, name)
+		}
 	}
 	return s, nil
 }
@@ -159,7 +189,11 @@ type handler func(ctx context.Context, r *request) ([]byte, error)
 func (s *Set) add(sp spec, h handler) {
 	limit, tokens := s.cfg.Budget.LimitChars(), s.cfg.Budget.LimitTokens()
 	if sp.paged {
-		sp.params = append(sp.params, pagingParams(sp.paging, sp.limits)...)
+		for _, p := range pagingParams(sp.paging, sp.limits) {
+			if p.role != roleCursor || !sp.noCursor {
+				sp.params = append(sp.params, p)
+			}
+		}
 	}
 	sp.params = append(sp.params,
 		param{name: "budget", kind: kindInt, hasMin: true, min: MinBudget, hasMax: true, max: limit, clamp: true, def: limit,
@@ -216,19 +250,29 @@ func pagingParams(paging bounded.Paging, l bounded.Limits) []param {
 			{name: "page", kind: kindInt, role: rolePage, hasMin: true, hasMax: true, max: bounded.MaxOffset, def: 0,
 				sentinel: bounded.ErrInvalidPage,
 				desc:     "0-based page number: omit it or pass 0 for the first page, 1 for the second."},
-			ps, offset,
+			ps, offset, cursorParam,
 		}
 	}
 	lim := size("limit")
 	lim.role = roleLimit
-	return []param{lim, offset}
+	return []param{lim, offset, cursorParam}
 }
+
+// cursorParam is the cursor argument of every paged tool.
+var cursorParam = param{name: "cursor", kind: kindString, role: roleCursor, sentinel: bounded.ErrInvalidCursor,
+	desc: "Opaque cursor from pagination.nextCursor (or prevCursor) of this tool's previous response with the same arguments: continues right after (or before) that page, exactly even if results were added or removed meanwhile. Give it instead of offset and page."}
 
 // newRequest builds the page, the call and the budget of a parsed call.
 func (s *Set) newRequest(sp *spec, in *input) (*request, error) {
 	r := &request{in: in, hints: s.cfg.Hints, detailed: in.str("detail") != "concise", budget: s.cfg.Budget}
 	r.budget = callBudget(s.cfg.Budget, in)
 	r.call = bounded.Call{Tool: sp.name, Paging: sp.paging, DefaultLimit: sp.limits.Default}
+	if s.cfg.CursorHints && sp.paged && !sp.noCursor {
+		r.call.Paging = bounded.ByCursor
+		if sp.paging == bounded.ByPage {
+			r.call.LimitArg = "pageSize"
+		}
+	}
 	for _, p := range sp.params {
 		if v, ok := in.vals[p.name]; ok && p.role == roleArg {
 			r.call.Args = append(r.call.Args, bounded.Arg{Name: p.name, Value: v})
@@ -237,21 +281,31 @@ func (s *Set) newRequest(sp *spec, in *input) (*request, error) {
 	if !sp.paged {
 		return r, nil
 	}
+	ct := s.cfg.Counts[sp.name]
+	defer func() { r.page.Count, r.page.CountCap = ct.Mode, ct.Cap }()
 	offset, hasOffset := in.vals["offset"].(int)
+	cursor, hasCursor := in.vals["cursor"].(string)
+	_, hasPage := in.vals["page"].(int)
+	if hasCursor && (hasOffset || hasPage) {
+		return nil, &ArgumentError{Tool: sp.name, Argument: "cursor", Reason: "give cursor, or offset and page, not both", Kind: bounded.ErrInvalidCursor}
+	}
 	if sp.paging != bounded.ByPage {
 		limit, _ := in.vals["limit"].(int)
-		r.page = bounded.Page{Limit: limit, Offset: offset}
+		r.page = bounded.Page{Limit: limit, Offset: offset, Cursor: cursor}
 		return r, nil
 	}
 	size, _ := in.vals["pageSize"].(int)
-	page, hasPage := in.vals["page"].(int)
+	page := in.vals["page"]
 	switch {
+	case hasCursor:
+		r.page = bounded.Page{Limit: size, Cursor: cursor}
 	case hasPage && hasOffset:
 		return nil, &ArgumentError{Tool: sp.name, Argument: "offset", Reason: "give page or offset, not both", Kind: bounded.ErrInvalidPage}
 	case hasOffset:
 		r.page = bounded.Page{Limit: size, Offset: offset}
 	default:
-		p, err := sp.limits.FromPageNumber(page, size)
+		n, _ := page.(int)
+		p, err := sp.limits.FromPageNumber(n, size)
 		if err != nil {
 			return nil, &ArgumentError{Tool: sp.name, Argument: "page", Reason: strings.TrimPrefix(err.Error(), bounded.ErrInvalidPage.Error()+": "), Kind: bounded.ErrInvalidPage}
 		}
@@ -322,6 +376,13 @@ func (s *Set) describe(sp *spec) string {
 	default:
 		fmt.Fprintf(&b, " Returns %s results per call by default, %s at most (limit). pagination has total, hasMore and nextOffset; to continue, call again with the arguments in next (the same arguments with offset=nextOffset).",
 			bounded.FormatCount(l.Default), bounded.FormatCount(l.Max))
+	}
+	if sp.paged && !sp.noCursor {
+		if s.cfg.CursorHints {
+			b.WriteString(" next continues by cursor (pagination.nextCursor), which stays exact while results change; offset and page still jump anywhere.")
+		} else {
+			b.WriteString(" To page deep or while results change, continue with cursor=pagination.nextCursor instead.")
+		}
 	}
 	fmt.Fprintf(&b, " A response is at most %s characters (budget lowers it) and %s tokens (budgetTokens lowers it); results that do not fit are cut at a result boundary, truncation says so, and next continues from the first result cut.",
 		bounded.FormatCount(s.cfg.Budget.LimitChars()), bounded.FormatCount(s.cfg.Budget.LimitTokens()))

@@ -479,7 +479,19 @@ func walk(t testing.TB, set *tools.Set, tool, args string, budget int) (all []st
 // page sizes and under a small budget, and compares the results with one
 // read of the whole set: every result exactly once, in order.
 func TestWalkExactlyOnce(t *testing.T) {
-	set := newSet(t, ports.Balanced)
+	for _, cursorHints := range []bool{false, true} {
+		t.Run(fmt.Sprintf("cursorHints=%v", cursorHints), func(t *testing.T) {
+			s := fixtures(t)
+			set, err := tools.New(tools.Config{Notes: s, Knowledge: s, History: s, Code: s, Budget: quiet, CursorHints: cursorHints})
+			if err != nil {
+				t.Fatal(err)
+			}
+			walkEveryTool(t, set)
+		})
+	}
+}
+
+func walkEveryTool(t *testing.T, set *tools.Set) {
 	var allIDs []string
 	for i := range 25 {
 		allIDs = append(allIDs, fmt.Sprintf(`"notes/%02d"`, i))
@@ -732,6 +744,63 @@ func TestSchemas(t *testing.T) {
 			if s.Properties[r] == nil {
 				t.Errorf("%s: required %q is not a property", tl.Name, r)
 			}
+		}
+	}
+}
+
+// TestCursors checks the cursor argument of the paged tools: next calls by
+// cursor under CursorHints, cursors refused by other tools and with an
+// offset or page, and count strategies chosen per tool.
+func TestCursors(t *testing.T) {
+	s := fixtures(t)
+	set, err := tools.New(tools.Config{Notes: s, Knowledge: s, History: s, Code: s, Budget: quiet, CursorHints: true,
+		Counts: map[string]tools.Count{"search_knowledge": {Mode: bounded.CountCapped, Cap: 5}, "list_notes": {Mode: bounded.CountNone}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, _ := call(t, set, "get_backlinks", `{"id":"Home","limit":2}`)
+	if env.Pagination.NextCursor == "" || !strings.Contains(string(env.Next), `"cursor":`) || !strings.Contains(env.Hint, "cursor=") {
+		t.Fatalf("get_backlinks with CursorHints: next %s, hint %q; want both to continue by cursor", env.Next, env.Hint)
+	}
+	// The cursor of one tool is refused by every other, and with offset.
+	for _, c := range []struct{ tool, args string }{
+		{"list_notes", `{"cursor":%q}`},
+		{"get_children", `{"id":"Home","cursor":%q}`},
+		{"get_backlinks", `{"id":"projects","cursor":%q}`},
+		{"search_knowledge", `{"query":"entity","cursor":%q}`},
+	} {
+		_, err := set.Call(context.Background(), c.tool, json.RawMessage(fmt.Sprintf(c.args, env.Pagination.NextCursor)))
+		if !errors.Is(err, bounded.ErrInvalidCursor) {
+			t.Errorf("%s given get_backlinks' cursor: %v; want ErrInvalidCursor", c.tool, err)
+		}
+	}
+	for _, args := range []string{`{"id":"Home","offset":2,"cursor":%q}`} {
+		_, err := set.Call(context.Background(), "get_backlinks", json.RawMessage(fmt.Sprintf(args, env.Pagination.NextCursor)))
+		if !errors.Is(err, tools.ErrInvalidArguments) || !errors.Is(err, bounded.ErrInvalidCursor) {
+			t.Errorf("cursor with offset: %v; want ErrInvalidArguments and ErrInvalidCursor", err)
+		}
+	}
+	_, err = set.Call(context.Background(), "search_knowledge", json.RawMessage(`{"query":"entity","page":1,"cursor":"x"}`))
+	if !errors.Is(err, tools.ErrInvalidArguments) {
+		t.Errorf("cursor with page: %v; want ErrInvalidArguments", err)
+	}
+	// Count strategies per tool, reported honestly.
+	k, _ := call(t, set, "search_knowledge", `{"query":"entity","pageSize":2}`)
+	if k.Pagination.TotalKind != bounded.TotalAtLeast || k.Pagination.Total != 5 || !strings.Contains(k.Hint, "5+") {
+		t.Errorf("search_knowledge capped at 5: total %d (%v), hint %q; want 5+ as a lower bound", k.Pagination.Total, k.Pagination.TotalKind, k.Hint)
+	}
+	l, _ := call(t, set, "list_notes", `{"limit":2}`)
+	if l.Pagination.TotalKind != bounded.TotalUnknown || strings.Contains(l.Hint, "Found") || !l.Pagination.HasMore {
+		t.Errorf("list_notes without a count: total %d (%v), hint %q; want an unknown total, hasMore, no count in the hint", l.Pagination.Total, l.Pagination.TotalKind, l.Hint)
+	}
+	all, _ := walk(t, set, "list_notes", `{"limit":3}`, 0)
+	whole, _ := call(t, set, "list_notes", `{"limit":200}`)
+	if !slices.Equal(all, keys(t, whole)) {
+		t.Errorf("list_notes walked by cursor without counts:\ngot  %q\nwant %q", all, keys(t, whole))
+	}
+	for _, bad := range []map[string]tools.Count{{"get_note": {Mode: bounded.CountNone}}, {"nope": {}}, {"list_notes": {Mode: bounded.CountCapped, Cap: -1}}} {
+		if _, err := tools.New(tools.Config{Notes: s, Counts: bad}); err == nil {
+			t.Errorf("tools.New with Counts %v: no error", bad)
 		}
 	}
 }
