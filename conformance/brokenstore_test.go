@@ -92,7 +92,7 @@ func (b cursorSkipping) Parents(ctx context.Context, id string, p bounded.Page) 
 		return b.Store.Parents(ctx, id, p)
 	}
 	q := p
-	q.Limit = effectiveLimit(ports.ParentsLimits, p) + 1
+	q.Limit = effective(ports.ParentsLimits, p) + 1
 	pg, err := b.Store.Parents(ctx, id, q)
 	if err != nil || len(pg.Items) == 0 {
 		return pg, err
@@ -102,16 +102,6 @@ func (b cursorSkipping) Parents(ctx context.Context, id string, p bounded.Page) 
 	pg.Page.Limit--
 	pg.Page.NextOffset--
 	return pg, nil
-}
-
-func effectiveLimit(l bounded.Limits, p bounded.Page) int {
-	switch {
-	case p.Limit == 0:
-		return l.Default
-	case p.Limit > l.Max:
-		return l.Max
-	}
-	return p.Limit
 }
 
 // offsetCursors issues cursors that carry only an offset (ListNotes): a
