@@ -65,8 +65,13 @@ func (s *Store) SearchNodes(ctx context.Context, q ports.NodeQuery, p bounded.Pa
 	folded := make([]string, len(q.Queries))
 	trigrams := make([][]string, len(q.Queries))
 	for i, query := range q.Queries {
-		folded[i] = ports.Fold(query)
-		trigrams[i] = ports.Trigrams(query)
+		if q.Mode == ports.Exact {
+			folded[i] = ports.Fold(query)
+			continue
+		}
+		// A query with too many trigrams to reach the threshold with any
+		// name is skipped: no trigrams, similarity 0, no match.
+		trigrams[i], _ = ports.FuzzyQueryTrigrams(query, q.Threshold)
 	}
 
 	s.mu.RLock()

@@ -27,7 +27,9 @@ type Order[T any] struct {
 func (o Order[T]) Compare(a, b T) int { return bounded.CompareKeys(o.Keys(a), o.Keys(b), o.Desc) }
 
 // Check reports whether keys, decoded from a cursor, have the number and
-// the types of this order's keys; an error wraps [bounded.ErrInvalidCursor].
+// the types of this order's keys (nil, a NULL, is accepted for any key: an
+// implementation whose key cannot be NULL rejects it); an error wraps
+// [bounded.ErrInvalidCursor].
 // Implementations check every cursor's keys before using them.
 func (o Order[T]) Check(keys []any) error {
 	var zero T
@@ -36,7 +38,7 @@ func (o Order[T]) Check(keys []any) error {
 		return fmt.Errorf("%w: %d keys, want %d", bounded.ErrInvalidCursor, len(keys), len(want))
 	}
 	for i, k := range keys {
-		if fmt.Sprintf("%T", k) != fmt.Sprintf("%T", want[i]) {
+		if k != nil && want[i] != nil && fmt.Sprintf("%T", k) != fmt.Sprintf("%T", want[i]) {
 			return fmt.Errorf("%w: key %d is %T, want %T", bounded.ErrInvalidCursor, i, k, want[i])
 		}
 	}

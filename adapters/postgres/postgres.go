@@ -31,13 +31,11 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 
 	"github.com/boundedkit/bounded/adapters/internal/sqlstore"
 	"github.com/boundedkit/bounded/ports"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/driver/pgdriver"
 )
 
@@ -79,7 +77,20 @@ type Option func(*sqlstore.Dialect)
 // documentation), so a store with this option is not guaranteed to match
 // memrepo, and the conformance suite may fail on non-ASCII names.
 func PgTrgm() Option {
-	return func(d *sqlstore.Dialect) { *d = pgTrgmDialect }
+	return func(d *sqlstore.Dialect) {
+		key := d.CursorKey
+		*d = pgTrgmDialect
+		d.CursorKey = key
+	}
+}
+
+// CursorKey signs the store's cursors with HMAC-SHA256 under key (see
+// [bounded.CursorCodec]): a cursor the store did not issue is then
+// [bounded.ErrCursorTampered]. Every store that must accept the same
+// cursors needs the same key. Without it cursors carry a checksum, which
+// catches corruption and cursors of other queries but not forgery.
+func CursorKey(key []byte) Option {
+	return func(d *sqlstore.Dialect) { d.CursorKey = append([]byte(nil), key...) }
 }
 
 // Store implements [ports.Notes], [ports.Knowledge], [ports.History] and
@@ -119,13 +130,40 @@ func New(ctx context.Context, db bun.IDB, opts ...Option) (*Store, error) {
 	return &Store{s}, nil
 }
 
-// Open connects to the database at dsn (a postgres:// URL; parameters
-// other than the driver's are SET on every connection, each to one string
-// value: search_path=myschema works, a list of schemas does not) with bun's pgdriver, and returns a store on it with the
-// bun.DB to close when done. opts are applied after the DSN.
+// Open connects to the database at dsn (a postgres:// URL, or unix:// for
+// a Unix socket) and returns a store on it with the bun.DB to close when
+// done. The driver is pgx's database/sql driver
+// (github.com/jackc/pgx/v5/stdlib), set up as follows.
+//
+// dsn and opts are read by pgdriver's rules: the same DSN parameters
+// (sslmode, sslrootcert, application_name, timeout, dial_timeout,
+// read_timeout, write_timeout, ...), the same environment variables
+// (PGHOST, PGPORT, PGUSER, PGDATABASE) and defaults (TLS unless
+// sslmode=disable; read timeout 10 s, write timeout 5 s), and the same
+// options, applied after the DSN. Any other DSN parameter is a run-time
+// parameter of every connection, sent when it starts: search_path=myschema
+// or search_path=myschema,public both work. The timeouts bound each read
+// and write on a connection's socket (0: none); a call's context bounds
+// the call as a whole. pgdriver.WithResetSessionFunc is not supported (an
+// error), and the tracing and buffer-size options have no effect.
+//
+// A call whose context ends returns at once with an error wrapping the
+// context's (context.Canceled or context.DeadlineExceeded); its
+// connection is closed, and the server is sent a cancel request for the
+// statement it was running, so that no abandoned statement runs on.
+// Before a pooled connection is reused, a non-blocking peek at its socket
+// finds a connection the server has closed (a restart, an administrator's
+// pg_terminate_backend): it is then pinged and, failing, replaced, so
+// that a restarted server costs no failed call. A connection idle for over
+// a second is pinged too.
+//
+// Open pings the server (an error wraps the connection's error) and
+// creates the schema ([New]); on an error it closes what it opened.
 func Open(ctx context.Context, dsn string, opts ...pgdriver.Option) (*Store, *bun.DB, error) {
-	sqldb := sql.OpenDB(pgdriver.NewConnector(append([]pgdriver.Option{pgdriver.WithDSN(dsn)}, opts...)...))
-	db := bun.NewDB(sqldb, pgdialect.New())
+	db, err := OpenDB(dsn, opts...)
+	if err != nil {
+		return nil, nil, err
+	}
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, nil, fmt.Errorf("postgres: connect: %w", err)

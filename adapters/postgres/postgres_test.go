@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"net/url"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -98,20 +99,30 @@ func newSchema(t tb) string {
 	return name
 }
 
-// openDB opens a bun.DB whose connections use a fresh schema (then public,
-// for pg_trgm).
+// openDB opens a bun.DB with the adapter's driver (postgres.OpenDB, as
+// postgres.Open uses it) whose connections use a fresh schema, then public
+// (for pg_trgm).
 func openDB(t tb) *bun.DB {
 	t.Helper()
-	schema := newSchema(t)
-	sqldb := sql.OpenDB(schemaConnector{pgdriver.NewConnector(pgdriver.WithDSN(dsn(t))), schema})
-	db := bun.NewDB(sqldb, pgdialect.New())
+	u, err := url.Parse(dsn(t))
+	if err != nil {
+		t.Fatalf("%s: %v", dsnEnv, err)
+	}
+	q := u.Query()
+	q.Set("search_path", newSchema(t)+",public")
+	u.RawQuery = q.Encode()
+	db, err := postgres.OpenDB(u.String())
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
 	t.Cleanup(func() { db.Close() })
 	return db
 }
 
-// schemaConnector sets the search_path of every new connection to its
-// schema, then public (where pg_trgm lives). pgdriver's WithConnParams
-// cannot: it sends the value as one quoted string, a single schema name.
+// schemaConnector sets the search_path of every new connection of
+// pgdriver (bun's own driver, which New accepts as well) to its schema,
+// then public (where pg_trgm lives). pgdriver's WithConnParams cannot: it
+// sends the value as one quoted string, a single schema name.
 type schemaConnector struct {
 	*pgdriver.Connector
 	schema string
@@ -236,4 +247,19 @@ func TestPgTrgm(t *testing.T) {
 	if th != "0.6" {
 		t.Errorf("caller's transaction: similarity_threshold is %s after SearchNodes, want 0.6", th)
 	}
+}
+
+func TestSignedCursors(t *testing.T) {
+	adaptertest.SignedCursors(t, func(t *testing.T, key []byte) (ports.Notes, ports.Notes, ports.Notes) {
+		db := openDB(t)
+		var stores []ports.Notes
+		for _, opts := range [][]postgres.Option{{postgres.CursorKey(key)}, nil, {postgres.CursorKey([]byte("another key"))}} {
+			s, err := postgres.New(t.Context(), db, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stores = append(stores, s)
+		}
+		return stores[0], stores[1], stores[2]
+	})
 }

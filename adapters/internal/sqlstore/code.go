@@ -26,6 +26,7 @@ func (s *Store) PutChunks(ctx context.Context, chunks []ports.Chunk) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	norm = chunksInIDOrder(norm) // one lock order for every batch
 	return s.wrap(s.tx(ctx, func(ctx context.Context, tx bun.IDB) error {
 		for _, c := range norm {
 			if err := upsert(ctx, tx, "bounded_chunks",

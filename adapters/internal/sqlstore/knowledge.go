@@ -157,9 +157,11 @@ func (s *Store) searchTrigramTable(ctx context.Context, q ports.NodeQuery, req b
 	var parts []string
 	var args []any
 	for _, query := range q.Queries {
-		tri := ports.Trigrams(query)
-		if len(tri) == 0 {
-			continue // similarity 0: below every threshold
+		tri, ok := ports.FuzzyQueryTrigrams(query, q.Threshold)
+		if !ok || len(tri) == 0 {
+			// Similarity 0, or too many trigrams to reach the
+			// threshold with any name: the query matches nothing.
+			continue
 		}
 		parts = append(parts, `SELECT x.name, CAST(x.shared AS DOUBLE PRECISION) / (e.trigram_count + ? - x.shared) AS sim
 			FROM (SELECT t.name, count(*) AS shared FROM bounded_entity_trigrams t WHERE t.trigram IN (?) GROUP BY t.name) AS x

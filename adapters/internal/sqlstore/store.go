@@ -75,6 +75,9 @@ type key struct {
 	// num says the key is numeric, so that a mixed-direction keyset can
 	// negate it.
 	num bool
+	// nullable says the key may be NULL: NULLs sort last in either
+	// direction, and a cursor's nil value stands for NULL.
+	nullable bool
 	// conv, when set, turns the cursor's value of the key (the Order's)
 	// into the value inner is compared with.
 	conv func(v any) any
@@ -112,27 +115,55 @@ type paged struct {
 
 // keyset returns the predicate selecting the rows after the cursor's keys
 // (before them, backward) and its arguments: a row-value comparison over
-// every key, (a, b) > (?, ?), preceded by a range on the first key alone
-// (a >= ?) so that an index on the keys is entered at the cursor. When the
-// keys' directions differ, the numeric keys sorting against the text keys
-// are negated, so that one comparison serves: (-a, b) > (?, ?) for a
-// descending, b ascending.
+// every key, (a, b) > (?, ?), which an index on the keys serves as a range
+// entered at the cursor. When the keys' directions differ, the numeric keys
+// sorting against the text keys are negated, so that one comparison
+// serves: (-a, b) > (?, ?) for a descending, b ascending, preceded by a
+// range on the first key alone (a <= ?) through which the index is entered
+// near the cursor (the negated comparison filters the few ties); text keys in opposite directions fall back to
+// the expanded OR form. A nullable key compares as two: whether it is
+// NULL (NULLs last, as [orderBy] sorts them and [bounded.CompareKeys]
+// compares them) and its value with NULL read as zero.
 func keyset(keys []key, at *bounded.Cursor) (string, []any, error) {
 	if len(at.Keys) != len(keys) {
 		return "", nil, fmt.Errorf("%w: %d keys, want %d", bounded.ErrInvalidCursor, len(at.Keys), len(keys))
 	}
-	ref := keys[0].desc
-	for _, k := range keys {
-		if !k.num {
-			ref = k.desc
-			break
-		}
+	// The components compared: a nullable key gives its NULL flag, then
+	// its value.
+	type comp struct {
+		expr string
+		desc bool
+		num  bool
+		val  any
 	}
-	vals := make([]any, len(keys))
+	var comps []comp
 	for i, k := range keys {
-		vals[i] = at.Keys[i]
-		if k.conv != nil {
-			vals[i] = k.conv(vals[i])
+		v := at.Keys[i]
+		if k.conv != nil && v != nil {
+			v = k.conv(v)
+		}
+		if k.nullable {
+			flag, zero := int64(0), any("")
+			if k.num {
+				zero = int64(0)
+			}
+			if v == nil {
+				flag, v = 1, zero
+			}
+			comps = append(comps, comp{expr: "CASE WHEN " + k.inner + " IS NULL THEN 1 ELSE 0 END", num: true, val: flag})
+			comps = append(comps, comp{expr: "COALESCE(" + k.inner + ", " + map[bool]string{true: "0", false: "''"}[k.num] + ")", desc: k.desc, num: k.num, val: v})
+			continue
+		}
+		if v == nil {
+			return "", nil, fmt.Errorf("%w: key %d is NULL, and %s is never NULL", bounded.ErrInvalidCursor, i, k.inner)
+		}
+		comps = append(comps, comp{expr: k.inner, desc: k.desc, num: k.num, val: v})
+	}
+	ref := comps[0].desc
+	for _, c := range comps {
+		if !c.num {
+			ref = c.desc
+			break
 		}
 	}
 	cmp := func(desc bool) string {
@@ -141,29 +172,59 @@ func keyset(keys []key, at *bounded.Cursor) (string, []any, error) {
 		}
 		return ">"
 	}
-	pred := keys[0].inner + " " + cmp(keys[0].desc) + "= ? AND ("
-	args := []any{vals[0]}
+	for _, c := range comps {
+		if !c.num && c.desc != ref {
+			// Text keys in opposite directions: no row value serves. The
+			// expanded form (a > ?) OR (a = ? AND b < ?) OR ... is exact,
+			// but engines use it as a filter, not an index range.
+			var ors []string
+			var args []any
+			for i, c := range comps {
+				var and []string
+				for _, e := range comps[:i] {
+					and = append(and, e.expr+" = ?")
+					args = append(args, e.val)
+				}
+				and = append(and, c.expr+" "+cmp(c.desc)+" ?")
+				args = append(args, c.val)
+				ors = append(ors, "("+strings.Join(and, " AND ")+")")
+			}
+			return strings.Join(ors, " OR "), args, nil
+		}
+	}
+	// When every component sorts the same way, the row value alone is the
+	// index range (both engines seek to it). The range on the first key
+	// alone is added only when a component is negated, which no index
+	// serves; added always, it misleads SQLite, which for an index whose
+	// prefix has one value (ResponseHistory of one endpoint) picks a
+	// skip-scan and sorts every row after the cursor.
+	mixed := false
+	for _, c := range comps {
+		mixed = mixed || c.desc != ref
+	}
+	pred, args := "", []any(nil)
+	if mixed && !keys[0].nullable {
+		pred, args = keys[0].inner+" "+cmp(keys[0].desc)+"= ? AND ", []any{comps[0].val}
+	}
+	pred += "("
 	var rhs []string
-	for i, k := range keys {
+	for i, c := range comps {
 		if i > 0 {
 			pred += ", "
 		}
-		v := vals[i]
-		if k.desc != ref {
-			if !k.num {
-				return "", nil, fmt.Errorf("sqlstore: keys %s and %s sort in opposite directions and are not numeric", keys[0].inner, k.inner)
-			}
+		v := c.val
+		if c.desc != ref {
 			switch n := v.(type) {
 			case int64:
 				v = -n
 			case float64:
 				v = -n
 			default:
-				return "", nil, fmt.Errorf("%w: key %d is %T, want a number", bounded.ErrInvalidCursor, i, v)
+				return "", nil, fmt.Errorf("%w: key %s is %T, want a number", bounded.ErrInvalidCursor, c.expr, v)
 			}
-			pred += "-(" + k.inner + ")"
+			pred += "-(" + c.expr + ")"
 		} else {
-			pred += k.inner
+			pred += c.expr
 		}
 		rhs = append(rhs, "?")
 		args = append(args, v)
@@ -172,18 +233,26 @@ func keyset(keys []key, at *bounded.Cursor) (string, []any, error) {
 }
 
 // orderBy writes the ORDER BY list of keys (inner or outer expressions),
-// every direction flipped when backward.
+// every direction flipped when backward. A nullable key sorts its NULLs
+// last: (k IS NULL), then k.
 func orderBy(keys []key, outer, backward bool) string {
-	parts := make([]string, len(keys))
-	for i, k := range keys {
+	var parts []string
+	for _, k := range keys {
 		e := k.inner
 		if outer {
 			e = k.outer
 		}
+		if k.nullable {
+			n := "(" + e + " IS NULL)"
+			if backward {
+				n += " DESC"
+			}
+			parts = append(parts, n)
+		}
 		if k.desc != backward {
 			e += " DESC"
 		}
-		parts[i] = e
+		parts = append(parts, e)
 	}
 	return strings.Join(parts, ", ")
 }
@@ -368,18 +437,18 @@ func (s *Store) keyJoin(table, alias, key string) string {
 func (s *Store) query(ctx context.Context, query string, args []any, scan func(rows *sql.Rows) error) error {
 	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
-		return s.wrap(err)
+		return s.wrapCtx(ctx, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		if err := scan(rows); err != nil {
-			return s.wrap(err)
+			return s.wrapCtx(ctx, err)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return s.wrap(err)
+		return s.wrapCtx(ctx, err)
 	}
-	return s.wrap(rows.Close())
+	return s.wrapCtx(ctx, rows.Close())
 }
 
 // wrap names the engine in an error, keeping context errors recognisable
@@ -392,11 +461,12 @@ func (s *Store) wrap(err error) error {
 }
 
 // tx runs f in a transaction on s.db: a real one on a database or
-// connection, a savepoint inside the caller's transaction.
+// connection, a savepoint inside the caller's transaction. When ctx has
+// ended, the error wraps ctx's error too ([ctxErr]).
 func (s *Store) tx(ctx context.Context, f func(ctx context.Context, tx bun.IDB) error) error {
-	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	return ctxErr(ctx, s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		return f(ctx, tx)
-	})
+	}))
 }
 
 // micros is t as stored: unix microseconds.

@@ -1,0 +1,157 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/ports"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+)
+
+// walkBatch is the most parent IDs one statement of the Descendants walk
+// expands; a larger level takes several statements.
+const walkBatch = 1000
+
+// Descendants pages the notes below id down to maxDepth levels, each at
+// its shortest depth, ordered by depth, title, then ID. See [ports.Notes].
+//
+// The walk is breadth-first, as memrepo's: one statement per level reads
+// the distinct children of the notes first reached at the level above, and
+// the notes not seen yet form the next level, so every note is expanded
+// once and the work is linear in the edges below id (a recursive CTE keeps
+// every (note, depth) pair and expands each note at every depth it is
+// reached at: notes² × depth on a dense hierarchy). Only IDs cross to Go.
+// The page is then read by one paged statement over the notes reached,
+// which orders and cuts it in the database (keyset or LIMIT/OFFSET) and
+// counts the total. The walk and the page read one snapshot: they run in
+// one read-only transaction (REPEATABLE READ on Postgres; a savepoint in
+// the caller's transaction when the store runs in one). The walk takes one
+// statement per level (per walkBatch notes of the level above), at most
+// maxDepth, fewer when the levels run out.
+func (s *Store) Descendants(ctx context.Context, id string, maxDepth int, p bounded.Page) (bounded.Paged[ports.Descendant], error) {
+	scope := ports.Scope("Descendants", id, strconv.Itoa(maxDepth))
+	req, err := s.request(ports.DescendantsLimits, p, scope)
+	if err != nil {
+		return bounded.Paged[ports.Descendant]{}, err
+	}
+	if err := ports.ValidateQuery("id", id); err != nil {
+		return bounded.Paged[ports.Descendant]{}, err
+	}
+	switch {
+	case maxDepth == 0:
+		maxDepth = ports.DefaultDescendantDepth
+	case maxDepth < 0 || maxDepth > ports.MaxDescendantDepth:
+		return bounded.Paged[ports.Descendant]{}, fmt.Errorf("%w: maxDepth %d is not in [0, %d]", ports.ErrInvalidQuery, maxDepth, ports.MaxDescendantDepth)
+	}
+	if err := ctx.Err(); err != nil {
+		return bounded.Paged[ports.Descendant]{}, err
+	}
+	var opts *sql.TxOptions
+	if s.db.Dialect().Name() == dialect.PG {
+		opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	}
+	var page bounded.Paged[ports.Descendant]
+	var found bool
+	var inner error // an error of a statement, already wrapped
+	err = s.db.RunInTx(ctx, opts, func(ctx context.Context, tx bun.Tx) error {
+		ts := &Store{db: tx, d: s.d}
+		levels, err := ts.walk(ctx, id, maxDepth)
+		if err != nil {
+			inner = err
+			return err
+		}
+		page, found, err = ts.descendantsPage(ctx, id, levels, req, scope)
+		inner = err
+		return err
+	})
+	switch {
+	case inner != nil:
+		return bounded.Paged[ports.Descendant]{}, inner
+	case err != nil: // beginning or ending the transaction
+		return bounded.Paged[ports.Descendant]{}, s.wrapCtx(ctx, err)
+	case !found:
+		return bounded.Paged[ports.Descendant]{}, notFound("note", id)
+	}
+	return page, nil
+}
+
+// walk returns the IDs of the notes below id, by depth: levels[0] holds
+// the children, levels[1] the grandchildren not among them, and so on down
+// to maxDepth levels, each note once, id never (a cycle may lead back to
+// it). The order within a level is unspecified.
+func (s *Store) walk(ctx context.Context, id string, maxDepth int) ([][]string, error) {
+	seen := map[string]bool{id: true}
+	var levels [][]string
+	for frontier := []string{id}; len(frontier) > 0 && len(levels) < maxDepth; {
+		var next []string
+		for len(frontier) > 0 {
+			batch := frontier[:min(len(frontier), walkBatch)]
+			frontier = frontier[len(batch):]
+			err := s.query(ctx, "SELECT DISTINCT note_id FROM bounded_note_parents WHERE parent_id IN (?)", []any{bun.List(batch)},
+				func(rows *sql.Rows) error {
+					var child string
+					if err := rows.Scan(&child); err != nil {
+						return err
+					}
+					if !seen[child] {
+						seen[child] = true
+						next = append(next, child)
+					}
+					return nil
+				})
+			if err != nil {
+				return nil, err
+			}
+		}
+		if len(next) > 0 {
+			levels = append(levels, next)
+		}
+		frontier = next
+	}
+	return levels, nil
+}
+
+// descendantsPage reads the page of req over the notes of levels (by
+// depth, from 1), and whether note id exists, in one statement.
+func (s *Store) descendantsPage(ctx context.Context, id string, levels [][]string, req bounded.Request, scope string) (bounded.Paged[ports.Descendant], bool, error) {
+	// below(id, depth) lists the notes reached, each with its depth; the
+	// lookups in bounded_notes turn each level's ID list into rows.
+	var below []string
+	var belowArgs []any
+	for i, ids := range levels {
+		below = append(below, "SELECT id, ? AS depth FROM bounded_notes WHERE id IN (?)")
+		belowArgs = append(belowArgs, i+1, bun.List(ids))
+	}
+	if len(below) == 0 {
+		below = []string{"SELECT id, 1 AS depth FROM bounded_notes WHERE 1 = 0"}
+	}
+	q := paged{
+		with:      "WITH below(id, depth) AS (" + strings.Join(below, " UNION ALL ") + ")",
+		withArgs:  belowArgs,
+		countFrom: "below",
+		extra:     []string{foundNote}, extraArgs: []any{id},
+		page: "SELECT " + noteRefCols + ", d.depth AS depth FROM below d JOIN bounded_notes n ON n.id = d.id WHERE 1 = 1{K} ORDER BY {O}",
+		keys: []key{{inner: "d.depth", outer: "p.depth", num: true}, {inner: "n.title", outer: "p.title"}, {inner: "n.id", outer: "p.id"}},
+	}
+	page, ext, err := collect(ctx, s, q, req, scope, ports.ByDepth, func(counts []any, rows *sql.Rows) (ports.Descendant, bool, error) {
+		var r noteRow
+		var depth int64
+		if err := rows.Scan(append(counts, nstr{&r.id}, nstr{&r.title}, nstr{&r.tags}, nint{&r.updated}, nint{&depth})...); err != nil {
+			return ports.Descendant{}, false, err
+		}
+		if r.id == "" {
+			return ports.Descendant{}, false, nil
+		}
+		ref, err := r.ref()
+		return ports.Descendant{NoteRef: ref, Depth: int(depth)}, err == nil, err
+	})
+	if err != nil {
+		return bounded.Paged[ports.Descendant]{}, false, err
+	}
+	return page, ext[0] != 0, nil
+}
