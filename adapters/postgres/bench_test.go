@@ -22,3 +22,19 @@ func BenchmarkPages(b *testing.B) {
 		return s, db
 	})
 }
+
+// BenchmarkDepth measures pages at depth 0, 1%, 10% and 90% of the data by
+// offset and by cursor, the count strategies, and what an application
+// would write with bun instead, in a schema of its own; see
+// benchutil.RunDepth for the metrics and the commands (with
+// BOUNDED_PG_DSN set).
+func BenchmarkDepth(b *testing.B) {
+	benchutil.RunDepth(b, func(b *testing.B, rows int) (benchutil.Store, *bun.DB) {
+		db := openDB(b)
+		s, err := postgres.New(context.Background(), db)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return s, db
+	})
+}

@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -32,9 +33,10 @@ func (r *recorder) AfterQuery(ctx context.Context, e *bun.QueryEvent) {
 
 // planNode is a node of EXPLAIN (FORMAT JSON).
 type planNode struct {
-	Type  string     `json:"Node Type"`
-	Index string     `json:"Index Name"`
-	Plans []planNode `json:"Plans"`
+	Type      string     `json:"Node Type"`
+	Index     string     `json:"Index Name"`
+	IndexCond string     `json:"Index Cond"`
+	Plans     []planNode `json:"Plans"`
 }
 
 // sortsUnderLimit returns the Sort nodes found below a Limit node: a page
@@ -50,8 +52,23 @@ func sortsUnderLimit(n planNode, underLimit bool) []string {
 	return found
 }
 
+// rangedUnderLimit reports whether an index scan below a Limit node has a
+// range (< or >) in its index condition: a cursor page enters its index at
+// the cursor rather than reading it from the start.
+func rangedUnderLimit(n planNode, underLimit bool) bool {
+	if underLimit && n.Index != "" && strings.ContainsAny(n.IndexCond, "<>") {
+		return true
+	}
+	for _, c := range n.Plans {
+		if rangedUnderLimit(c, underLimit || n.Type == "Limit") {
+			return true
+		}
+	}
+	return false
+}
+
 func nodes(n planNode) []string {
-	out := []string{n.Type + " " + n.Index}
+	out := []string{n.Type + " " + n.Index + " " + n.IndexCond}
 	for _, c := range n.Plans {
 		for _, s := range nodes(c) {
 			out = append(out, "  "+s)
@@ -61,8 +78,9 @@ func nodes(n planNode) []string {
 }
 
 // TestPlans checks on 10,000 rows that the main list methods read their
-// page from an index in page order: no Sort below a Limit. (Postgres may
-// sort the at most Limit rows of the page above it.)
+// page from an index in page order, by offset and by cursor: no Sort below
+// a Limit, and for a cursor page an index condition with a range on the
+// keys. (Postgres may sort the at most Limit rows of the page above it.)
 func TestPlans(t *testing.T) {
 	ctx := context.Background()
 	db := openDB(t)
@@ -85,29 +103,11 @@ func TestPlans(t *testing.T) {
 	rec := &recorder{}
 	//lint:ignore SA1019 the store already holds db; WithQueryHook would return a copy it never sees
 	db.AddQueryHook(rec)
-	p := bounded.Page{Limit: 10, Offset: 20}
-	for _, c := range []struct {
-		name string
-		call func() error
-		// sortOK: the planner may sort the matching rows. FindBrokenLinks
-		// walks the links in (source, position) order and keeps those
-		// whose target is missing; when few are (here 100 of 10,100),
-		// Postgres rightly prefers a hash anti-join and sorts only the
-		// broken links. (SQLite walks the primary key; see its TestPlans.)
-		sortOK bool
-	}{
-		{"ListNotes", func() error { _, err := s.ListNotes(ctx, ports.ListFilter{}, p); return err }, false},
-		{"ListNotes/tag", func() error { _, err := s.ListNotes(ctx, ports.ListFilter{Tag: "t1"}, p); return err }, false},
-		{"Backlinks", func() error { _, err := s.Backlinks(ctx, "hub", p); return err }, false},
-		{"ResponseHistory", func() error { _, err := s.ResponseHistory(ctx, "ep", p); return err }, false},
-		{"FindBrokenLinks", func() error { _, err := s.FindBrokenLinks(ctx, p); return err }, true},
-	} {
-		if err := c.call(); err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
+	explain := func(name string) planNode {
+		t.Helper()
 		var out string
 		if err := db.QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) "+rec.last).Scan(&out); err != nil {
-			t.Fatalf("%s: %v", c.name, err)
+			t.Fatalf("%s: %v", name, err)
 		}
 		var plans []struct {
 			Plan planNode `json:"Plan"`
@@ -115,10 +115,72 @@ func TestPlans(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &plans); err != nil {
 			t.Fatal(err)
 		}
-		if sorts := sortsUnderLimit(plans[0].Plan, false); len(sorts) > 0 && !c.sortOK {
-			t.Errorf("%s: the page sorts before its LIMIT:\n%s", c.name, strings.Join(nodes(plans[0].Plan), "\n"))
+		return plans[0].Plan
+	}
+	for _, c := range []struct {
+		name string
+		// call reads page p and returns its NextCursor.
+		call func(p bounded.Page) (string, error)
+		// sortOK: the planner may sort the matching rows. FindBrokenLinks
+		// walks the links in (source, position) order and keeps those
+		// whose target is missing; when few are (here 100 of 10,100),
+		// Postgres rightly prefers a hash anti-join and sorts only the
+		// broken links. (SQLite walks the primary key; see its TestPlans.)
+		sortOK bool
+		// cursor: the page after is also read by cursor and checked.
+		cursor bool
+	}{
+		{"ListNotes", func(p bounded.Page) (string, error) {
+			pg, err := s.ListNotes(ctx, ports.ListFilter{}, p)
+			return pg.Page.NextCursor, err
+		}, false, true},
+		{"ListNotes/tag", func(p bounded.Page) (string, error) {
+			pg, err := s.ListNotes(ctx, ports.ListFilter{Tag: "t1"}, p)
+			return pg.Page.NextCursor, err
+		}, false, true},
+		{"Backlinks", func(p bounded.Page) (string, error) {
+			pg, err := s.Backlinks(ctx, "hub", p)
+			return pg.Page.NextCursor, err
+		}, false, true},
+		{"ResponseHistory", func(p bounded.Page) (string, error) {
+			pg, err := s.ResponseHistory(ctx, "ep", p)
+			return pg.Page.NextCursor, err
+		}, false, true},
+		{"FindBrokenLinks", func(p bounded.Page) (string, error) {
+			pg, err := s.FindBrokenLinks(ctx, p)
+			return pg.Page.NextCursor, err
+		}, true, false},
+	} {
+		next, err := c.call(bounded.Page{Limit: 10, Offset: 20})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		plan := explain(c.name)
+		if sorts := sortsUnderLimit(plan, false); len(sorts) > 0 && !c.sortOK {
+			t.Errorf("%s: the page sorts before its LIMIT:\n%s", c.name, strings.Join(nodes(plan), "\n"))
 		} else {
-			t.Logf("%s:\n%s", c.name, strings.Join(nodes(plans[0].Plan), "\n"))
+			t.Logf("%s:\n%s", c.name, strings.Join(nodes(plan), "\n"))
+		}
+		if !c.cursor {
+			continue
+		}
+		if next == "" {
+			t.Fatalf("%s: no NextCursor", c.name)
+		}
+		for _, count := range []bounded.CountMode{bounded.CountNone, bounded.CountCapped} {
+			name := fmt.Sprintf("%s by cursor, %v", c.name, count)
+			if _, err := c.call(bounded.Page{Limit: 10, Cursor: next, Count: count}); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			plan := explain(name)
+			switch {
+			case len(sortsUnderLimit(plan, false)) > 0:
+				t.Errorf("%s: the page sorts before its LIMIT:\n%s", name, strings.Join(nodes(plan), "\n"))
+			case !rangedUnderLimit(plan, false):
+				t.Errorf("%s: the page does not enter its index at the cursor:\n%s", name, strings.Join(nodes(plan), "\n"))
+			default:
+				t.Logf("%s:\n%s", name, strings.Join(nodes(plan), "\n"))
+			}
 		}
 	}
 }

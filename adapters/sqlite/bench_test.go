@@ -22,3 +22,18 @@ func BenchmarkPages(b *testing.B) {
 		return s, db
 	})
 }
+
+// BenchmarkDepth measures pages at depth 0, 1%, 10% and 90% of the data by
+// offset and by cursor, the count strategies, and what an application
+// would write with bun instead; see benchutil.RunDepth for the metrics and
+// the commands.
+func BenchmarkDepth(b *testing.B) {
+	benchutil.RunDepth(b, func(b *testing.B, rows int) (benchutil.Store, *bun.DB) {
+		s, db, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { db.Close() })
+		return s, db
+	})
+}

@@ -1,9 +1,11 @@
 // Package benchutil benchmarks an adapter's pages against the same query
 // written by hand with bun's query builder, on data bulk-loaded straight
 // into the adapter's tables. The adapters' bench_test.go files run it:
+// [Run] as BenchmarkPages, [RunDepth] (deep pages by offset and by cursor,
+// count strategies, application baselines) as BenchmarkDepth.
 //
-//	go test -run '^$' -bench . -benchtime 200x ./adapters/sqlite/
-//	BOUNDED_BENCH_ROWS=1000000 go test -run '^$' -bench . -benchtime 50x -timeout 2h ./adapters/sqlite/
+//	go test -run '^$' -bench Pages -benchtime 200x ./adapters/sqlite/
+//	BOUNDED_BENCH_ROWS=1000000 go test -run '^$' -bench Pages -benchtime 50x -timeout 2h ./adapters/sqlite/
 package benchutil
 
 import (
@@ -69,18 +71,7 @@ func Run(b *testing.B, open Opener) {
 		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
 			ctx := context.Background()
 			store, db := open(b, rows)
-			start := time.Now()
-			if err := Load(ctx, db, rows); err != nil {
-				b.Fatal(err)
-			}
-			analyze := "ANALYZE"
-			if db.Dialect().Name() == dialect.PG {
-				analyze = "VACUUM ANALYZE" // sets the visibility map for index-only scans
-			}
-			if _, err := db.ExecContext(ctx, analyze); err != nil {
-				b.Fatal(err)
-			}
-			b.Logf("loaded %d rows per table in %v", rows, time.Since(start).Round(time.Millisecond))
+			loadAndAnalyze(ctx, b, db, rows)
 			cases := []struct {
 				name    string
 				limit   int
