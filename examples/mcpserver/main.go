@@ -85,6 +85,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 type config struct {
 	db, pg, vault, code, mode string
 	budget                    int
+	cursorHints               bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -97,6 +98,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fl.StringVar(&c.code, "code", "", "the tree to index for search_code (default: this repository; - for none)")
 	fl.StringVar(&c.mode, "mode", string(ports.Balanced), "access `mode`: private, balanced or full")
 	fl.IntVar(&c.budget, "budget", 0, "the response ceiling in `chars` (default 45,000)")
+	fl.BoolVar(&c.cursorHints, "cursor-hints", false, "continue every paged tool by cursor in next and the hint (exact while data changes)")
 	if err := fl.Parse(args); err != nil {
 		return c, err
 	}
@@ -129,7 +131,7 @@ func newServer(ctx context.Context, cfg config, stderr io.Writer) (*mcp.Server, 
 	if cfg.budget > 0 {
 		b.MaxChars, b.Margin = cfg.budget, 1
 	}
-	set, err := tools.New(tools.Config{Notes: st, Knowledge: st, History: st, Code: st, Mode: ports.Mode(cfg.mode), Budget: b})
+	set, err := tools.New(tools.Config{Notes: st, Knowledge: st, History: st, Code: st, Mode: ports.Mode(cfg.mode), Budget: b, CursorHints: cfg.cursorHints})
 	if err != nil {
 		closeStore()
 		return nil, nil, err

@@ -401,3 +401,28 @@ func TestPostgres(t *testing.T) {
 	checkTools(t, cs)
 	checkWalks(t, cs)
 }
+
+// TestCursorHints walks list_notes and search_knowledge through a server
+// started with -cursor-hints: next continues by cursor, and the walk
+// returns every result once.
+func TestCursorHints(t *testing.T) {
+	cfg, err := parseFlags([]string{"-cursor-hints", "-code", "-"}, io.Discard)
+	if err != nil || !cfg.cursorHints {
+		t.Fatalf("parseFlags(-cursor-hints): %+v, %v", cfg, err)
+	}
+	cs := inProcess(t, cfg)
+	env, _ := callTool(t, cs, "list_notes", `{"limit":3,"detail":"concise"}`)
+	if !strings.Contains(string(env.Next), `"cursor":`) {
+		t.Fatalf("list_notes next %s: want a cursor", env.Next)
+	}
+	for _, c := range []struct{ tool, whole, paged string }{
+		{"list_notes", `{"limit":200,"detail":"concise"}`, `{"limit":3,"detail":"concise"}`},
+		{"search_knowledge", `{"query":"a","pageSize":1000,"detail":"concise"}`, `{"query":"a","pageSize":4,"detail":"concise"}`},
+	} {
+		all, _ := walk(t, cs, c.tool, c.whole, 0)
+		got, _ := walk(t, cs, c.tool, c.paged, 0)
+		if !slices.Equal(all, got) || len(all) < 5 {
+			t.Errorf("%s walked by cursor: %d results, the whole set %d:\ngot  %q\nwant %q", c.tool, len(got), len(all), got, all)
+		}
+	}
+}
