@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"sync"
@@ -214,8 +215,19 @@ func (b Budget) LimitChars() int {
 }
 
 func (b Budget) limitChars() int {
-	b = b.withDefaults()
-	return floorInt(float64(b.MaxChars) * b.Margin)
+	_, chars, _ := b.limits()
+	return chars
+}
+
+// limits returns b with its defaults and its limits, LimitChars and
+// LimitTokens for a valid b.
+func (b Budget) limits() (d Budget, chars, tokens int) {
+	d = b.withDefaults()
+	chars = floorInt(float64(d.MaxChars) * d.Margin)
+	if d.MaxTokens > 0 {
+		return d, chars, floorInt(float64(d.MaxTokens) * d.Margin)
+	}
+	return d, chars, floorInt(float64(chars) / d.CharsPerToken)
 }
 
 // LimitTokens is the most tokens a response fitted to b may have:
@@ -230,11 +242,8 @@ func (b Budget) LimitTokens() int {
 }
 
 func (b Budget) limitTokens() int {
-	b = b.withDefaults()
-	if b.MaxTokens > 0 {
-		return floorInt(float64(b.MaxTokens) * b.Margin)
-	}
-	return floorInt(float64(b.limitChars()) / b.CharsPerToken)
+	_, _, tokens := b.limits()
+	return tokens
 }
 
 // Validate reports whether b can be used. It returns an error wrapping
@@ -243,28 +252,37 @@ func (b Budget) limitTokens() int {
 // negative CharsPerToken or WarnAt; or limits that round down to 0
 // characters or tokens. Zero fields take their defaults first.
 func (b Budget) Validate() error {
+	_, _, _, err := b.validate()
+	return err
+}
+
+// validate is Validate, returning what it computes on the way: b with its
+// defaults, and its limits.
+func (b Budget) validate() (d Budget, chars, tokens int, err error) {
 	finite := func(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 	switch {
 	case b.MaxChars < 0:
-		return fmt.Errorf("%w: MaxChars %d is negative", ErrInvalidBudget, b.MaxChars)
+		err = fmt.Errorf("%w: MaxChars %d is negative", ErrInvalidBudget, b.MaxChars)
 	case b.MaxTokens < 0:
-		return fmt.Errorf("%w: MaxTokens %d is negative", ErrInvalidBudget, b.MaxTokens)
+		err = fmt.Errorf("%w: MaxTokens %d is negative", ErrInvalidBudget, b.MaxTokens)
 	case !finite(b.Margin) || b.Margin < 0 || b.Margin > 1:
-		return fmt.Errorf("%w: Margin %v is not in (0, 1]", ErrInvalidBudget, b.Margin)
+		err = fmt.Errorf("%w: Margin %v is not in (0, 1]", ErrInvalidBudget, b.Margin)
 	case !finite(b.CharsPerToken) || b.CharsPerToken < 0:
-		return fmt.Errorf("%w: CharsPerToken %v is not a positive number", ErrInvalidBudget, b.CharsPerToken)
+		err = fmt.Errorf("%w: CharsPerToken %v is not a positive number", ErrInvalidBudget, b.CharsPerToken)
 	case !finite(b.WarnAt) || b.WarnAt < 0:
-		return fmt.Errorf("%w: WarnAt %v is not a positive number", ErrInvalidBudget, b.WarnAt)
+		err = fmt.Errorf("%w: WarnAt %v is not a positive number", ErrInvalidBudget, b.WarnAt)
 	}
-	if n := b.limitChars(); n < 1 {
-		d := b.withDefaults()
-		return fmt.Errorf("%w: MaxChars %d with Margin %v leaves %d characters", ErrInvalidBudget, d.MaxChars, d.Margin, n)
+	if err != nil {
+		return Budget{}, 0, 0, err
 	}
-	if n := b.limitTokens(); n < 1 {
-		d := b.withDefaults()
-		return fmt.Errorf("%w: MaxTokens %d, Margin %v and CharsPerToken %v leave %d tokens", ErrInvalidBudget, d.MaxTokens, d.Margin, d.CharsPerToken, n)
+	d, chars, tokens = b.limits()
+	switch {
+	case chars < 1:
+		err = fmt.Errorf("%w: MaxChars %d with Margin %v leaves %d characters", ErrInvalidBudget, d.MaxChars, d.Margin, chars)
+	case tokens < 1:
+		err = fmt.Errorf("%w: MaxTokens %d, Margin %v and CharsPerToken %v leave %d tokens", ErrInvalidBudget, d.MaxTokens, d.Margin, d.CharsPerToken, tokens)
 	}
-	return nil
+	return d, chars, tokens, err
 }
 
 // estimateTokens is the token estimate of chars characters: chars /
@@ -411,9 +429,15 @@ type Fitted struct {
 // next call of the cut page, contentMetadata) is at most b.LimitChars()
 // characters and b.LimitTokens() tokens. Sizes are exact, not estimated: each
 // item is encoded once, with encoding/json and HTML escaping off, and the
-// JSON is assembled from those bytes; items after the first that cannot fit
-// are not encoded at all. The items keep their order: the first ones are the
-// most relevant for methods that return the most relevant first.
+// JSON is assembled from those bytes. Items are encoded in batches, each as
+// encoding/json encodes a slice of them (a type's MarshalJSON is called as
+// json.Marshal of the page calls it): the first item alone, then batches of
+// at most three times as many items as before, and about as many as the
+// ceiling leaves room for at the items' mean size so far. Encoding stops
+// after the batch that takes the items over the character ceiling: items
+// past the cut are encoded only as far as that batch goes. The items keep
+// their order: the first ones are the most relevant for methods that return
+// the most relevant first.
 //
 // When items are cut, the pagination's HasMore is true and NextOffset is the
 // first cut item ([PageInfo.Cut]), so that following Fitted.Next (or the
@@ -426,9 +450,10 @@ type Fitted struct {
 // With b.Tokenizer and b.MaxTokens set, per-item token counts choose the
 // cut, then the final JSON is counted with the Tokenizer and items are
 // dropped from the end until it fits. With the [Estimator] (CharsPerToken
-// 0), each item is read once more, to estimate it; the estimate written is
-// the Estimator's count of the very response, and the cut keeps the longest
-// prefix within both limits.
+// 0), the items are read once more, to estimate them (and count their
+// characters in the same reading); the estimate written is the Estimator's
+// count of the very response, and the cut keeps the longest prefix within
+// both limits.
 //
 // When the first item alone is over the budget, it is returned anyway: its
 // longest strings are clipped to a common length (by [Clip], each with a
@@ -453,12 +478,15 @@ func Fit[T any](b Budget, in FitInput[T]) (Fitted, error) {
 	if err != nil {
 		return Fitted{}, err
 	}
-	return f.fit()
+	fd, err := f.fit()
+	f.release()
+	return fd, err
 }
 
 // prepareFit checks Fit's input and encodes its items.
 func prepareFit[T any](b Budget, in FitInput[T]) (*fitter, error) {
-	if err := b.Validate(); err != nil {
+	d, limitChars, limitTokens, err := b.validate()
+	if err != nil {
 		return nil, err
 	}
 	items := in.Page.Items
@@ -478,85 +506,253 @@ func prepareFit[T any](b Budget, in FitInput[T]) (*fitter, error) {
 			prev = r
 		}
 	}
-	f := newFitter(b, in.Page.Page, in.Call, in.Hints, len(items))
+	f := newFitter(d, b.CharsPerToken == 0, limitChars, limitTokens, in.Page.Page, in.Call, in.Hints, len(items))
 	if err := f.setWindow(in.Window); err != nil {
 		return nil, err
 	}
 	// Encode every item once, each followed by a comma, after the
 	// envelope's opening: the kept prefix of buf is the final JSON's head.
+	// Items go in batches, one Encode call each, from a first item alone
+	// (whose size predicts the others') to batches of up to three times as
+	// many items as before, but not much past what the ceiling leaves room
+	// for: encoding stops after the batch that takes the items over it.
 	w := &f.w
 	w.items, w.most = len(items), 4*min(f.charCap, math.MaxInt/8)
-	if len(items) > 0 {
-		w.pooled = bufPool.Get().(*[]byte)
-		w.b = (*w.pooled)[:0]
-	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	for i := range items {
-		if f.itemRunes(i) > f.charCap {
-			// No response holding these items fits: the rest are
-			// not needed, and not encoded.
-			break
+	// A pointer to the batch, which encodes as the batch does (its items
+	// addressable, as json.Marshal([]T) sees them), set for each batch
+	// without boxing a slice header each time.
+	var batch *[]T
+	// encoding/json writes a slice of bytes as one base64 string: items of
+	// a byte kind go one at a time.
+	single := reflect.TypeFor[T]().Kind() == reflect.Uint8
+	for !single && f.m < f.n && !f.over(f.m) {
+		c := f.batchSize()
+		if batch == nil {
+			batch = new([]T)
 		}
-		start := max(len(w.b), len(resultsOpen))
+		*batch = items[f.m : f.m+c]
+		w.batch, w.inSlice = c, true
+		if err := f.enc.Encode(batch); err == nil {
+			f.addBatch(c)
+			continue
+		}
+		// Encode the batch's items one at a time, as far as they would
+		// be encoded so, to name the item at fault.
+		if err := encodeEach(f, items, f.m+c); err != nil {
+			return nil, err
+		}
+	}
+	if single {
+		if err := encodeEach(f, items, f.n); err != nil {
+			return nil, err
+		}
+	}
+	if len(w.b) == 0 {
+		w.b = append(w.b, resultsOpen...)
+		f.buf = w.b
+	}
+	f.settleEncoded()
+	return f, nil
+}
+
+// encodeEach encodes items[f.m:end] one at a time, as long as the items
+// encoded do not take more characters than the ceiling. Its error names the
+// item at fault.
+func encodeEach[T any](f *fitter, items []T, end int) error {
+	f.w.batch, f.w.inSlice = 1, false
+	for i := f.m; i < end && !f.over(i); i++ {
 		// A pointer, as json.Marshal([]T) sees addressable elements: the
 		// same methods are used, and the item is not copied.
-		if err := enc.Encode(&items[i]); err != nil {
-			return nil, fmt.Errorf("bounded: encoding result %d: %w", i, err)
+		if err := f.enc.Encode(&items[i]); err != nil {
+			return fmt.Errorf("bounded: encoding result %d: %w", i, err)
 		}
-		w.items--
-		end := len(w.b) - 1 // the Encoder's newline becomes the comma
-		w.b[end] = ','
-		f.ends[i] = end
-		f.cum[i+1] = f.cum[i] + runeCount(w.b[start:end])
-		f.m = i + 1
+		f.addBatch(1)
 	}
-	if len(items) == 0 {
-		w.b = append(make([]byte, 0, 512), resultsOpen...)
+	return nil
+}
+
+// addBatch records the batch of c items just encoded, after the first m.
+func (f *fitter) addBatch(c int) {
+	f.buf = f.w.b
+	f.m += c
+	f.w.items -= c
+	end := len(f.buf) - 1 // the comma after the batch
+	f.ends[f.m-1] = end
+	f.batches = append(f.batches, f.m)
+	if c > 1 {
+		f.split = false
 	}
-	f.buf, f.pooled = w.b, w.pooled
-	return f, nil
+	if end-f.allEnd >= readAhead {
+		f.readEncoded()
+	}
+}
+
+// readAhead is how many bytes of items encoded but not yet read addBatch
+// leaves for later: a read of fewer is better done with the next ones, a
+// read of more while they are still in the processor's caches.
+const readAhead = 16 << 10
+
+// readEncoded counts the characters of the items encoded since the last
+// read, and with the Estimator estimates them in the same reading: from the
+// comma after the items read before (or resultsOpen) to the one after the
+// last item encoded.
+func (f *fitter) readEncoded() {
+	if f.m == 0 || f.allEnd >= f.ends[f.m-1] {
+		return
+	}
+	end := f.ends[f.m-1]
+	if f.est {
+		e := f.snaps[f.read]
+		f.allRunes += e.addBytes(f.buf[f.allEnd:end])
+		f.snaps[f.m], f.snapped[f.m] = e, true
+	} else {
+		f.allRunes += runeCount(f.buf[f.allEnd:end])
+	}
+	f.allEnd, f.read = end, f.m
+}
+
+// batchSize is the number of items to encode next: the first alone, then
+// up to three times as many as so far, but no more than the ceiling leaves
+// room for at the mean size of the items so far, plus one to reach it.
+func (f *fitter) batchSize() int {
+	if f.m == 0 {
+		return 1
+	}
+	used := f.ends[f.m-1] - len(resultsOpen) + 1 // bytes, at least the runes
+	room := max(0, f.charCap-used) / max(1, used/f.m)
+	return max(1, min(f.n-f.m, 3*f.m, room+1))
+}
+
+// over reports whether the first k items, k <= m, take more characters
+// than the ceiling: then no response holding them fits, and the items
+// after them are not needed. Items are counted only when their bytes are
+// over the ceiling (a character takes a byte at least).
+func (f *fitter) over(k int) bool {
+	if k == 0 || f.ends[f.m-1]-len(resultsOpen) <= f.charCap {
+		return false
+	}
+	return f.itemRunes(k) > f.charCap
+}
+
+// settleEncoded cuts m back to what encoding one item at a time would have
+// encoded: items up to the first whose characters take the items over
+// the ceiling. A batch encodes past it, or may.
+func (f *fitter) settleEncoded() {
+	last := min(f.m, f.n-1) // one at a time, item n-1 is the last checked
+	if last < 1 || !f.over(last) {
+		return
+	}
+	lo, hi := 1, last // the first k with itemRunes(k) > charCap is in [lo, hi]
+	for lo < hi {
+		if mid := (lo + hi) / 2; f.itemRunes(mid) > f.charCap {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	f.m = lo
+}
+
+// splitItems finds the end of every item encoded in a batch, once.
+func (f *fitter) splitItems() {
+	if f.split {
+		return
+	}
+	first := 0
+	for _, end := range f.batches {
+		if end-first > 1 {
+			from := len(resultsOpen)
+			if first > 0 {
+				from = f.ends[first-1] + 1 // past the comma before the batch
+			}
+			splitValues(f.buf[from:f.ends[end-1]], from, f.ends[first:end-1])
+		}
+		first = end
+	}
+	f.split = true
+}
+
+// splitValues stores in ends the offsets (plus base) of the len(ends)
+// commas that separate JSON values in b, which encoding/json wrote: the
+// commas outside strings, objects and arrays.
+func splitValues(b []byte, base int, ends []int) {
+	depth, k := 0, 0
+	for i := 0; i < len(b) && k < len(ends); i++ {
+		switch b[i] {
+		case '"':
+			// To the closing quote: the next one after an even number of
+			// backslashes, since each escape in the string starts with one.
+			for i++; ; i++ {
+				j := bytes.IndexByte(b[i:], '"')
+				if j < 0 {
+					return
+				}
+				i += j
+				bs := 0
+				for bs < i && b[i-1-bs] == '\\' {
+					bs++
+				}
+				if bs%2 == 0 {
+					break
+				}
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		case ',':
+			if depth == 0 {
+				ends[k] = base + i
+				k++
+			}
+		}
+	}
 }
 
 // resultsOpen opens every envelope; the item bytes follow it.
 const resultsOpen = `{"results":[`
 
-// bufPool holds the buffers items are encoded into, so that a Fit reuses
-// warm memory instead of allocating (and zeroing) a large buffer each time.
-// Buffers over maxPooled bytes are left to the garbage collector.
-var bufPool = sync.Pool{New: func() any { return new([]byte) }}
-
+// maxPooled is the largest buffer a pooled fitter keeps for the next call.
 const maxPooled = 1 << 20
 
-// sliceWriter collects the encoded items after resultsOpen. It reserves
-// room for the items still to come from the sizes written so far, so that
-// each item is copied once, but not more than the budget can use.
+// sliceWriter collects the encoded items after resultsOpen, each followed
+// by a comma. It reserves room for the items still to come from the sizes
+// written so far, so that each item is copied once, but not more than the
+// budget can use.
 type sliceWriter struct {
 	b       []byte
-	pooled  *[]byte // where b came from, to return it
-	items   int     // items still to write, this one included
+	batch   int  // items in the value being written
+	inSlice bool // the value is a slice of items, not one item
+	items   int  // items still to write, these included
 	written int
 	most    int // bytes the response can use, about
 }
 
 func (w *sliceWriter) Write(p []byte) (int, error) {
-	if cap(w.b)-len(w.b) < len(p)+len(resultsOpen) {
-		avg := len(p)
-		if w.written > 0 {
-			avg = max(avg, (len(w.b)-len(resultsOpen))/w.written)
-		}
-		w.b = slices.Grow(w.b, min(avg*w.items+avg*w.items/4, len(p)+w.most)+len(resultsOpen)+1024)
+	// The Encoder's value, without its newline and the brackets of a
+	// slice, followed by a comma.
+	q := p[:len(p)-1]
+	if w.inSlice {
+		q = q[1 : len(q)-1]
+	}
+	if cap(w.b)-len(w.b) < len(q)+1+len(resultsOpen) {
+		// Room for these items and those to come, assumed as long as the
+		// ones so far (and an eighth more), and for the envelope's tail.
+		avg := (max(len(w.b)-len(resultsOpen), 0) + len(q) + w.batch) / (w.written + w.batch)
+		rest := w.items - w.batch
+		w.b = slices.Grow(w.b, len(resultsOpen)+len(q)+1+min(avg*rest+avg*rest/8, w.most)+1024)
 	}
 	if len(w.b) == 0 {
 		w.b = append(w.b, resultsOpen...)
 	}
-	w.written++
-	w.b = append(w.b, p...)
+	w.b = append(append(w.b, q...), ',')
+	w.written += w.batch
 	return len(p), nil
 }
 
 // fitter holds one Fit call's state. Everything but the item encoding is
-// independent of the item type.
+// independent of the item type. Fitters are pooled: their slices and the
+// Encoder are reused.
 type fitter struct {
 	b           Budget // with defaults
 	limitChars  int
@@ -568,10 +764,12 @@ type fitter struct {
 	tok       Tokenizer // set only with MaxTokens
 	// est: tokens are counted by the Estimator (CharsPerToken 0 and no
 	// Tokenizer with MaxTokens). snaps[k] is the estimate of resultsOpen
-	// and the first k items, computed as far as needed; tailBuf is where
-	// the tails are rendered to be estimated.
+	// and the first k items when snapped[k]: known for each batch as it is
+	// encoded, and for other k as needed. tailBuf is where the tails are
+	// rendered to be estimated.
 	est     bool
 	snaps   []estimate
+	snapped []bool
 	tailBuf []byte
 	info    PageInfo
 	call    Call
@@ -582,39 +780,81 @@ type fitter struct {
 	window      []byte // encoded WindowInfo, nil when none
 	windowRunes int
 
-	buf    []byte  // resultsOpen, then each item followed by a comma
-	pooled *[]byte // bufPool's holder of buf, nil when buf is not pooled
-	ends   []int   // ends[i]: offset in buf just past item i, i < m
-	cum    []int   // cum[k]: runes of the first k items, k <= m
-	cumTok []int   // cumTok[k]: tokens of the first k items (Tokenizer)
+	// buf holds resultsOpen, then each item followed by a comma; ends[i]
+	// is the offset of the comma after item i, i < m. Items are encoded
+	// in batches (batches[j] is the number of items after batch j), and
+	// the ends of items inside batches are found only when needed: split
+	// says they are known.
+	buf     []byte
+	ends    []int
+	batches []int
+	split   bool
+	// cum[k] is the runes of the first k items, k <= counted, counted one
+	// by one when needed; allRunes is those of buf[len(resultsOpen):allEnd],
+	// the first read items, counted as they are encoded, readAhead bytes at
+	// a time (with the Estimator, in the same reading as their estimate).
+	cum      []int
+	counted  int
+	allRunes int
+	allEnd   int
+	read     int   // the items before allEnd
+	cumTok   []int // cumTok[k]: tokens of the first k items (Tokenizer)
+	ints     []int // the memory of ends and cum
 
-	tails    []*tail // memo of tailFor
-	tailsBuf [4]*tail
-	w        sliceWriter
+	tails     []*tail // memo of tailFor
+	tailsBuf  [4]*tail
+	tailStore [4]tail      // the first tails
+	tailMem   [4][3][]byte // and their buffers, kept across calls
+	shape0    shape        // the first shape sizeOf measures
+	shapes    int          // shapes sizeOf measured
+	w         sliceWriter
+	enc       *json.Encoder // writes to w
 }
 
-func newFitter(b Budget, info PageInfo, call Call, style HintStyle, n int) *fitter {
-	estimated := b.CharsPerToken == 0
-	b = b.withDefaults()
-	f := &fitter{
-		b:           b,
-		limitChars:  b.limitChars(),
-		limitTokens: b.limitTokens(),
-		capReason:   ReasonCharacterLimit,
-		info:        info,
-		call:        call,
-		style:       style,
-		n:           n,
+var fitterPool = sync.Pool{New: func() any {
+	f := new(fitter)
+	f.enc = json.NewEncoder(&f.w)
+	f.enc.SetEscapeHTML(false)
+	return f
+}}
+
+// newFitter returns a fitter for the budget b, with its defaults and
+// limits; estimated says whether b's tokens are counted by the Estimator
+// (its CharsPerToken was 0).
+func newFitter(b Budget, estimated bool, limitChars, limitTokens int, info PageInfo, call Call, style HintStyle, n int) *fitter {
+	f := fitterPool.Get().(*fitter)
+	// Field by field: the memory a pooled fitter keeps (buffers, the first
+	// tails and shape) is overwritten before it is read, and copying it
+	// whole would cost more than the call's own work on a small page.
+	f.b, f.info, f.call, f.style, f.n, f.m = b, info, call, style, n, 0
+	f.limitChars, f.limitTokens = limitChars, limitTokens
+	f.charCap, f.capReason, f.tok, f.est = f.limitChars, ReasonCharacterLimit, nil, false
+	f.tailBuf = f.tailBuf[:0]
+	f.window, f.windowRunes = nil, 0
+	f.buf, f.batches, f.split = nil, f.batches[:0], true
+	f.counted, f.allRunes, f.allEnd, f.read, f.cumTok = 0, 0, len(resultsOpen), 0, nil
+	f.tails, f.shapes = f.tailsBuf[:0], 0
+	f.w.b, f.w.written = f.w.b[:0], 0
+	if cap(f.ints) < 2*n+1 {
+		f.ints = make([]int, 2*n+1)
 	}
-	ints := make([]int, 2*n+1)
+	ints := f.ints[:2*n+1]
 	f.ends, f.cum = ints[:n:n], ints[n:]
-	f.tails = f.tailsBuf[:0]
-	f.charCap = f.limitChars
+	clear(f.ends)
+	f.cum[0] = 0
+	if cap(f.snaps) < n+1 {
+		f.snaps, f.snapped = make([]estimate, n+1), make([]bool, n+1)
+	}
+	f.snaps, f.snapped = f.snaps[:n+1], f.snapped[:n+1]
+	clear(f.snapped)
 	switch {
 	case b.MaxTokens > 0 && b.Tokenizer != nil:
 		f.tok = b.Tokenizer
 	case estimated:
 		f.est = true
+		f.snaps[0] = estimate{}
+		f.snaps[0].addString(resultsOpen)
+		f.snapped[0] = true
 	default:
 		if c := b.charsForTokens(f.limitTokens); c < f.charCap {
 			f.charCap = c
@@ -626,23 +866,65 @@ func newFitter(b Budget, info PageInfo, call Call, style HintStyle, n int) *fitt
 	return f
 }
 
-// snap returns the estimate of resultsOpen and the first k items (k <= m),
-// reading the items not read yet.
-func (f *fitter) snap(k int) estimate {
-	if f.snaps == nil {
-		f.snaps = make([]estimate, 1, f.m+1)
-		f.snaps[0].addString(resultsOpen)
+// release returns f to the pool, with the memory of its buffers (up to
+// maxPooled bytes each), dropping its references to the call's budget,
+// tool call, page and hints; the caller must not use f after.
+func (f *fitter) release() {
+	if cap(f.w.b) > maxPooled {
+		f.w.b = nil
 	}
-	for i := len(f.snaps) - 1; i < k; i++ {
+	if cap(f.ints) > maxPooled/8 {
+		f.ints = nil
+	}
+	if cap(f.snaps) > maxPooled/16 {
+		f.snaps, f.snapped = nil, nil
+	}
+	f.b, f.call, f.info, f.buf, f.tok = Budget{}, Call{}, PageInfo{}, nil, nil
+	for _, t := range f.tails {
+		t.hint, t.next = "", nil
+	}
+	f.shape0.tr.ClippedFields, f.shape0.clipped, f.shape0.pathsJSON = nil, nil, nil
+	fitterPool.Put(f)
+}
+
+// snap returns the estimate of resultsOpen and the first k items (k <= m),
+// reading the items from the last k known before, one by one.
+func (f *fitter) snap(k int) estimate {
+	if k > 0 && k == f.m && f.allEnd < f.ends[k-1] {
+		f.readEncoded()
+	}
+	if f.snapped[k] {
+		return f.snaps[k]
+	}
+	i := k
+	for !f.snapped[i] {
+		i--
+	}
+	f.splitItems()
+	for ; i < k; i++ {
 		e := f.snaps[i]
-		start := len(resultsOpen)
-		if i > 0 {
-			start = f.ends[i-1] // the comma before item i
-		}
-		e.addBytes(f.buf[start:f.ends[i]])
-		f.snaps = append(f.snaps, e)
+		e.addBytes(f.buf[f.itemStart(i):f.ends[i]])
+		f.snaps[i+1], f.snapped[i+1] = e, true
 	}
 	return f.snaps[k]
+}
+
+// itemStart is the offset in buf where the estimate of item i starts: the
+// comma before it, or just after resultsOpen for the first.
+func (f *fitter) itemStart(i int) int {
+	if i == 0 {
+		return len(resultsOpen)
+	}
+	return f.end(i - 1)
+}
+
+// end returns ends[i], finding the ends of items inside batches first if
+// it is one of them (the offset of a comma is never 0).
+func (f *fitter) end(i int) int {
+	if f.ends[i] == 0 {
+		f.splitItems()
+	}
+	return f.ends[i]
 }
 
 // estimateTokens is the Estimator's count of the response s describes,
@@ -695,21 +977,31 @@ func (f *fitter) tailFor(k int) (*tail, error) {
 			return t, nil
 		}
 	}
-	t := &tail{k: k, info: f.info.Cut(k)}
+	// The first tails, and their buffers, are the fitter's own.
+	var t *tail
+	var mem *[3][]byte
+	if i := len(f.tails); i < len(f.tailStore) {
+		t, mem = &f.tailStore[i], &f.tailMem[i]
+	} else {
+		t, mem = new(tail), new([3][]byte)
+	}
+	*t = tail{k: k, info: f.info.Cut(k)}
 	var err error
-	if t.pagination, err = appendPageInfo(make([]byte, 0, 192), &t.info); err != nil {
+	if t.pagination, err = appendPageInfo(mem[0][:0], &t.info); err != nil {
 		return nil, err
 	}
+	mem[0] = t.pagination
 	t.hint = f.call.Hint(t.info, f.style)
 	if t.hint != "" {
-		t.hintJSON = appendJSONString(make([]byte, 0, len(t.hint)+len(t.hint)/8+8), t.hint)
+		t.hintJSON = appendJSONString(mem[1][:0], t.hint)
+		mem[1] = t.hintJSON
 	}
 	if next, ok := f.call.Next(t.info); ok {
-		b, err := appendArgs(nil, next)
+		b, err := appendArgs(mem[2][:0], next)
 		if err != nil {
 			return nil, fmt.Errorf("bounded: encoding next arguments: %w", err)
 		}
-		t.next, t.nextJSON = next, b
+		t.next, t.nextJSON, mem[2] = next, b, b
 	}
 	t.runes = runeCount(t.pagination) + runeCount(t.hintJSON) + runeCount(t.nextJSON)
 	f.tails = append(f.tails, t)
@@ -743,10 +1035,27 @@ type shape struct {
 	tokens int
 }
 
-// itemRunes is the rune count of the first k items and their commas.
+// itemRunes is the rune count of the first k items and their commas,
+// k <= m: counted for all m items as they were encoded, or else item by
+// item.
 func (f *fitter) itemRunes(k int) int {
-	if k == 0 {
+	switch {
+	case k == 0:
 		return 0
+	case k <= f.counted:
+		return f.cum[k] + k - 1
+	case k == f.m && f.allEnd <= f.ends[k-1]:
+		f.readEncoded()
+		return f.allRunes
+	}
+	f.splitItems()
+	for ; f.counted < k; f.counted++ {
+		i := f.counted
+		start := len(resultsOpen)
+		if i > 0 {
+			start = f.ends[i-1] + 1
+		}
+		f.cum[i+1] = f.cum[i] + runeCount(f.buf[start:f.ends[i]])
 	}
 	return f.cum[k] + k - 1
 }
@@ -782,8 +1091,16 @@ func (f *fitter) measure(s *shape, tokens int) error {
 	// With the Estimator, the token count is solved for too: it is the
 	// estimate of the response with that count written in it, and grows
 	// with the digits of both numbers only.
-	var scratch [256]byte
-	chars, estimated := 0, 0
+	//
+	// Both start from below their least fixed point, so that they reach
+	// it: chars from fixed, and with the Estimator the count written from
+	// that of the items alone (an estimate never decreases as text is
+	// added), which saves a step when it has as many digits.
+	chars, estimated := fixed, 0
+	if f.est && s.clipped == nil {
+		e := f.snap(s.k)
+		estimated = e.tokens()
+	}
 	for range 64 {
 		s.tr.EstimatedChars = chars
 		s.tr.EstimatedTokens = tokens
@@ -793,13 +1110,17 @@ func (f *fitter) measure(s *shape, tokens int) error {
 		case f.tok == nil:
 			s.tr.EstimatedTokens = f.b.estimateTokens(chars)
 		}
-		// appendTruncation writes the ClippedFields brackets without their
-		// contents here: those are in pathsRunes.
-		got := fixed + len(appendTruncation(scratch[:0], &s.tr, nil))
+		got := fixed + truncationLen(&s.tr)
 		if f.est && got == chars {
+			// The estimate of a number depends on its digits' count only
+			// (a token a group of 3): a count with as many digits as the
+			// one written is the estimate of the response it is written in.
 			if t, _ := f.estimateTokens(s); t != estimated {
-				estimated = t
-				continue
+				if digits(t) != digits(estimated) {
+					estimated = t
+					continue
+				}
+				s.tr.EstimatedTokens = t
 			}
 		}
 		if got == chars {
@@ -822,7 +1143,14 @@ func (f *fitter) sizeOf(k int, reason string) (*shape, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &shape{k: k, itemRunes: f.itemRunes(k), t: t}
+	var s *shape
+	if f.shapes == 0 {
+		s = &f.shape0
+	} else {
+		s = new(shape)
+	}
+	f.shapes++
+	*s = shape{k: k, itemRunes: f.itemRunes(k), t: t}
 	s.tr.Reason = reason
 	// With a Tokenizer the count is not known before assembly: the limit's
 	// digits bound it.
@@ -924,16 +1252,9 @@ func (f *fitter) fit() (Fitted, error) {
 	if !f.fits(s) {
 		return Fitted{}, fmt.Errorf("bounded: internal error: response of %d characters, %d tokens is over the budget", s.chars, s.tokens)
 	}
-	if f.pooled != nil {
-		// The response is copied out of the pooled buffer, as
-		// encoding/json copies out of its own.
-		out = append([]byte(nil), out...)
-		if cap(f.buf) <= maxPooled {
-			*f.pooled = f.buf[:0]
-			bufPool.Put(f.pooled)
-		}
-		f.buf, f.pooled = nil, nil
-	}
+	// The response is copied out of the fitter's buffer, which the next
+	// call reuses, as encoding/json copies out of its own.
+	out = append([]byte(nil), out...)
 	fd := Fitted{
 		JSON:       out,
 		Page:       s.t.info,
@@ -951,6 +1272,7 @@ func (f *fitter) fit() (Fitted, error) {
 // assembled JSON is counted and items are dropped from the end until it
 // fits. It returns nil bytes when no item fits.
 func (f *fitter) fitTokens(kc int) ([]byte, *shape, error) {
+	f.splitItems()
 	f.cumTok = make([]int, kc+1)
 	for i := range kc {
 		start := len(resultsOpen)
@@ -1083,7 +1405,7 @@ func (f *fitter) assemble(s *shape) ([]byte, error) {
 	case s.k == 0:
 		out = f.buf[:len(resultsOpen)]
 	default:
-		out = f.buf[:f.ends[s.k-1]]
+		out = f.buf[:f.end(s.k-1)]
 	}
 	head := len(out)
 	if f.tok == nil {
@@ -1202,6 +1524,45 @@ func appendTruncation(b []byte, tr *Truncation, paths [][]byte) []byte {
 		b = append(b, ']')
 	}
 	return append(b, '}')
+}
+
+// truncationLen is the length of appendTruncation(nil, tr, paths) but for
+// the contents of ClippedFields (its brackets counted): tr's fixed keys and
+// its numbers' digits.
+func truncationLen(tr *Truncation) int {
+	n := len(`{"originalCount":,"returnedCount":,"estimatedChars":,"limitChars":,"estimatedTokens":,"limitTokens":}`) +
+		digits(tr.OriginalCount) + digits(tr.ReturnedCount) + digits(tr.EstimatedChars) +
+		digits(tr.LimitChars) + digits(tr.EstimatedTokens) + digits(tr.LimitTokens)
+	if tr.Reason != "" {
+		n += len(`"reason":`) + jsonStringLen(tr.Reason) + len(",")
+	}
+	if len(tr.ClippedFields) > 0 {
+		n += len(`,"clippedFields":[]`)
+	}
+	return n
+}
+
+// digits is the length of strconv.Itoa(n).
+func digits(n int) int {
+	d := 1
+	if n < 0 {
+		d++
+		if n == math.MinInt {
+			return len(strconv.Itoa(n))
+		}
+		n = -n
+	}
+	for ; n >= 10; n /= 10 {
+		d++
+	}
+	return d
+}
+
+// jsonStringLen is the length of appendJSONString(nil, s), quotes
+// included.
+func jsonStringLen(s string) int {
+	var scratch [64]byte
+	return len(appendJSONString(scratch[:0], s))
 }
 
 // appendArgs appends a as [Args.MarshalJSON] encodes it (a test checks that
@@ -1343,29 +1704,27 @@ func appendJSONString(b []byte, s string) []byte {
 // utf8.RuneCount, it counts each invalid byte as one rune.
 func runeCount(b []byte) int {
 	const high = 0x8080808080808080
-	n := 0
+	// The bytes, less those past the first of each multi-byte rune.
+	n := len(b)
 	for i := 0; i < len(b); {
-		if len(b)-i >= 32 {
-			w := binary.LittleEndian.Uint64(b[i:]) | binary.LittleEndian.Uint64(b[i+8:]) |
-				binary.LittleEndian.Uint64(b[i+16:]) | binary.LittleEndian.Uint64(b[i+24:])
-			if w&high == 0 {
-				i += 32
-				n += 32
-				continue
+		for ; len(b)-i >= 32; i += 32 {
+			c := b[i : i+32 : i+32]
+			w := binary.LittleEndian.Uint64(c) | binary.LittleEndian.Uint64(c[8:]) |
+				binary.LittleEndian.Uint64(c[16:]) | binary.LittleEndian.Uint64(c[24:])
+			if w&high != 0 {
+				break
 			}
 		}
-		if len(b)-i >= 8 && binary.LittleEndian.Uint64(b[i:])&high == 0 {
-			i += 8
-			n += 8
-			continue
-		}
-		if b[i] < utf8.RuneSelf {
-			i++
-		} else {
+		// The next 32 bytes, which hold a non-ASCII one, or the last few.
+		for end := min(i+32, len(b)); i < end; {
+			if b[i] < utf8.RuneSelf {
+				i++
+				continue
+			}
 			_, size := utf8.DecodeRune(b[i:])
+			n -= size - 1
 			i += size
 		}
-		n++
 	}
 	return n
 }
@@ -1373,7 +1732,7 @@ func runeCount(b []byte) int {
 // clipFirst returns the response holding only the first item, its longest
 // strings clipped until the envelope fits.
 func (f *fitter) clipFirst() ([]byte, *shape, error) {
-	root, err := parseJSONTree(f.buf[len(resultsOpen):f.ends[0]])
+	root, err := parseJSONTree(f.buf[len(resultsOpen):f.end(0)])
 	if err != nil {
 		return nil, nil, fmt.Errorf("bounded: internal error: decoding result 0 to clip it: %w", err)
 	}

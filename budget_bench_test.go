@@ -88,13 +88,18 @@ func BenchmarkMarshal(b *testing.B) {
 }
 
 // BenchmarkFitVsMarshal runs Fit and json.Marshal of the same items
-// alternately, so that both see the same load on a shared machine, and
-// reports the ratio of their times as fit/marshal.
+// alternately, so that all see the same load on a shared machine, and
+// reports the ratio of their times as fit/marshal: Fit with the default
+// budget, whose tokens the Estimator counts. It runs Fit with the same
+// budget estimating tokens at a flat DefaultCharsPerToken too, and reports
+// that ratio as flat/marshal.
 func BenchmarkFitVsMarshal(b *testing.B) {
 	for _, n := range benchSizes {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			docs, in, budget := benchInput(n)
-			var fit, marshal time.Duration
+			flat := budget
+			flat.CharsPerToken = DefaultCharsPerToken
+			var fit, fl, marshal time.Duration
 			for b.Loop() {
 				t0 := time.Now()
 				if _, err := Fit(budget, in); err != nil {
@@ -104,10 +109,16 @@ func BenchmarkFitVsMarshal(b *testing.B) {
 				if _, err := json.Marshal(docs); err != nil {
 					b.Fatal(err)
 				}
+				t2 := time.Now()
+				if _, err := Fit(flat, in); err != nil {
+					b.Fatal(err)
+				}
 				fit += t1.Sub(t0)
-				marshal += time.Since(t1)
+				marshal += t2.Sub(t1)
+				fl += time.Since(t2)
 			}
 			b.ReportMetric(float64(fit)/float64(marshal), "fit/marshal")
+			b.ReportMetric(float64(fl)/float64(marshal), "flat/marshal")
 		})
 	}
 }

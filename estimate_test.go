@@ -1,11 +1,13 @@
 package bounded
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestEstimatorCounts pins the estimate of small texts whose exact counts
@@ -71,6 +73,119 @@ func TestEstimatorTableMatchesReference(t *testing.T) {
 	}
 }
 
+// addTextSimple is the plain reading of the Estimator's tables, one or two
+// bytes a lookup, with no shortcut: addText, which reads 8 bytes of ASCII
+// a step and long texts as two halves at once, must give the same estimate.
+func addTextSimple[T string | []byte](e *estimate, s T) {
+	m := machine()
+	step2 := func(state int, c1, c2 byte) int64 {
+		s1 := m.step[state*numByteClasses+int(byteClass[c1])]
+		s2 := m.step[int(s1&0xffff)*numByteClasses+int(byteClass[c2])]
+		return (s1>>16+s2>>16)<<16 | s2&0xffff
+	}
+	milli, state := e.milli, int(e.state)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if i+1 < len(s) && (c|s[i+1]) < utf8.RuneSelf {
+			step := step2(state, c, s[i+1])
+			milli += step >> 16
+			state = int(step & 0xffff)
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			step := m.step[state*numByteClasses+int(byteClass[c])]
+			milli += step >> 16
+			state = int(step & 0xffff)
+			continue
+		}
+		var buf [utf8.UTFMax]byte
+		n := copy(buf[:], s[i:min(i+utf8.UTFMax, len(s))])
+		r, size := utf8.DecodeRune(buf[:n])
+		if wordLike(r) {
+			milli += int64(m.settleWord[state])
+		} else {
+			milli += int64(m.settlePunct[state])
+		}
+		milli += runeCost(r, size)
+		state = int(m.afterRune / pairRow)
+		i += size - 1
+	}
+	e.milli, e.state = milli, uint16(state)
+}
+
+// checkFastEstimate compares addText and scanLanes, from the state that
+// start reaches, with addTextSimple on s, and the runes they count with
+// utf8.RuneCount.
+func checkFastEstimate(t *testing.T, start, s []byte) {
+	t.Helper()
+	var e0 estimate
+	addTextSimple(&e0, start)
+	want := e0
+	addTextSimple(&want, s)
+	got := e0
+	if runes := addText(&got, s); got != want || runes != utf8.RuneCount(s) {
+		t.Fatalf("%q after %q: addText %+v, %d runes; want %+v, %d runes", s, start, got, runes, want, utf8.RuneCount(s))
+	}
+	gs := e0
+	gs.addString(string(s))
+	if gs != want {
+		t.Fatalf("%q after %q: addString %+v, want %+v", s, start, gs, want)
+	}
+	m := machine()
+	milli, row, extra := scanLanes(m, s, e0.milli, uint(e0.state)*pairRow)
+	if lanes := (estimate{milli, uint16(row / pairRow)}); lanes != want || len(s)-extra != utf8.RuneCount(s) {
+		t.Fatalf("%q after %q: scanLanes %+v, %d runes; want %+v, %d runes", s, start, lanes, len(s)-extra, want, utf8.RuneCount(s))
+	}
+}
+
+// longText joins random texts into one of about n bytes, some with long
+// runs of one class (digits, spaces, newlines, letters, punctuation) that
+// make the second half's guessed start state wrong.
+func longText(r *rand.Rand, n int) string {
+	runs := []string{"0123456789", "          ", "\n\n\n", "abcdefghij", "!!!!!", "\\\\\\", "\t\t"}
+	var b strings.Builder
+	for b.Len() < n {
+		if r.IntN(8) == 0 {
+			b.WriteString(strings.Repeat(runs[r.IntN(len(runs))], 1+r.IntN(20)))
+			continue
+		}
+		b.WriteString(randomText(r))
+	}
+	return b.String()
+}
+
+// TestEstimatorFastMatchesSimple checks that the shortcuts of addText
+// (8 bytes a step, two halves at once, with the second half's start state
+// guessed) change no estimate, on random texts of every class of
+// character, long and short, and on the responses of the benchmarks.
+func TestEstimatorFastMatchesSimple(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 17))
+	for i := range 3000 {
+		n := []int{10, 100, 1000, 3000, 20_000}[i%5]
+		checkFastEstimate(t, []byte(randomText(r)), []byte(longText(r, n)))
+	}
+	_, in, b := benchInput(300)
+	fd, err := Fit(b, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFastEstimate(t, nil, fd.JSON)
+	checkFastEstimate(t, nil, []byte(strings.Repeat("日本語のテキスト、", 500)))
+	checkFastEstimate(t, nil, []byte(strings.Repeat("1", 5000)))
+}
+
+// FuzzEstimatorFast compares addText and scanLanes with the plain
+// reading of the tables on any bytes, after any prefix.
+func FuzzEstimatorFast(f *testing.F) {
+	f.Add([]byte(""), []byte(`{"results":[{"id":"note-1","content":"the quick brown fox"}]}`))
+	f.Add([]byte("\\"), []byte("nabc日本\xff\xe6\x97 \n\n\n\n\n   0000000000"))
+	f.Add([]byte("12"), bytes.Repeat([]byte("123456789"), 300))
+	f.Fuzz(func(t *testing.T, start, s []byte) {
+		checkFastEstimate(t, start, s)
+	})
+}
+
 // TestEstimatorForks checks what Fit relies on: an estimate copied after a
 // prefix and continued with the rest gives the estimate of the whole text,
 // and an estimate never decreases as text is added.
@@ -89,6 +204,45 @@ func TestEstimatorForks(t *testing.T) {
 		if fork.tokens() < prefix {
 			t.Fatalf("%q + %q: %d tokens, fewer than the prefix's %d", a, b, fork.tokens(), prefix)
 		}
+	}
+}
+
+// TestEstimateByDigitCount checks what Fit relies on to solve for the
+// token count it writes in a response: the estimate of a text with a number
+// in it depends on how many digits the number has, not on which.
+func TestEstimateByDigitCount(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 34))
+	number := func(d int) string {
+		var b strings.Builder
+		for range d {
+			b.WriteByte(byte('0' + r.IntN(10)))
+		}
+		return b.String()
+	}
+	for range 5000 {
+		a, b, d := randomText(r), randomText(r), 1+r.IntN(12)
+		x, y := number(d), number(d)
+		if ex, ey := (Estimator{}).CountTokens(a+x+b), (Estimator{}).CountTokens(a+y+b); ex != ey {
+			t.Fatalf("%q: %d tokens with %s, %d with %s", a+"#"+b, ex, x, ey, y)
+		}
+	}
+}
+
+// TestRunePages checks the cached cost of every rune against runeCost and
+// wordLike, and that of invalid bytes, which the cache leaves out.
+func TestRunePages(t *testing.T) {
+	for r := rune(utf8.RuneSelf); r <= utf8.MaxRune; r++ {
+		size := utf8.RuneLen(r)
+		if size < 0 {
+			continue
+		}
+		cost, word := runeInfo(r, size)
+		if cost != runeCost(r, size) || word != wordLike(r) {
+			t.Fatalf("%U: cached %d, %v; want %d, %v", r, cost, word, runeCost(r, size), wordLike(r))
+		}
+	}
+	if cost, word := runeInfo(utf8.RuneError, 1); cost != runeCost(utf8.RuneError, 1) || word {
+		t.Errorf("an invalid byte: %d, %v", cost, word)
 	}
 }
 
@@ -182,5 +336,28 @@ func BenchmarkEstimator(b *testing.B) {
 	b.SetBytes(int64(len(s)))
 	for b.Loop() {
 		Estimator{}.CountTokens(s)
+	}
+}
+
+// BenchmarkEstimatorKinds estimates 200 KB or so of each kind of content:
+// the tools' JSON, English prose, Go source and CJK text.
+func BenchmarkEstimatorKinds(b *testing.B) {
+	_, in, budget := benchInput(400)
+	fd, err := Fit(budget, in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, k := range []struct{ name, text string }{
+		{"json", string(fd.JSON)},
+		{"prose", strings.Repeat("The quick brown fox jumps over the lazy dog while an agent pages through search results. ", 2200)},
+		{"code", strings.Repeat("func (f *fitter) appendTail(b []byte, s *shape) []byte {\n\tb = append(b, keyPagination...)\n}\n", 2200)},
+		{"cjk", strings.Repeat("日本語のテキスト、会议记录。한국어 문장은 영어보다 ", 3000)},
+	} {
+		b.Run(k.name, func(b *testing.B) {
+			b.SetBytes(int64(len(k.text)))
+			for b.Loop() {
+				Estimator{}.CountTokens(k.text)
+			}
+		})
 	}
 }
