@@ -42,8 +42,9 @@ const CursorVersion = 1
 // longer ones are [ErrInvalidCursor] without being decoded.
 const MaxCursorBytes = 64 << 10
 
-// Errors a cursor is rejected with, each wrapped by [ErrInvalidCursor]'s
-// errors (errors.Is matches both).
+// Why a cursor was rejected: [CursorCodec.Decode] returns errors wrapping
+// [ErrInvalidCursor] and, where it applies, one of these (errors.Is
+// matches both).
 var (
 	// ErrCursorTampered: the cursor's checksum or signature does not match
 	// its contents: it was altered, truncated, or signed with another key.

@@ -100,10 +100,10 @@ type Harness struct {
 	New func(t TB) Store
 
 	// Cursors declares that the store's paged methods issue and accept
-	// NextCursor. Tests of cursor walks are skipped, with a message naming
-	// the capability, when it is false; with it, NextCursor values are the
-	// store's own and are not compared with memrepo's. (Cursor walks are
-	// not checked yet: for now no test requires them.)
+	// NextCursor and PrevCursor. Tests of cursor walks are skipped, with a
+	// message naming the capability, when it is false (and the store's
+	// pages must carry no cursors); with it, cursor values are the store's
+	// own and are compared with memrepo's by presence only.
 	Cursors bool
 }
 

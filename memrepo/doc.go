@@ -25,14 +25,20 @@
 //     [bounded.Window.Normalize]), then the context, and only then whether
 //     the named note exists ([ports.ErrNotFound]). Write methods validate
 //     with the item's Normalize method and write nothing when it fails.
-//   - Cursors are not supported yet: a non-empty [bounded.Page.Cursor] is
-//     an error wrapping [bounded.ErrInvalidCursor], and pages never carry a
-//     NextCursor.
+//   - Every page that has more carries a NextCursor, and every page with
+//     items before it a PrevCursor, encoded by [bounded.CursorCodec] for
+//     the method's scope ([ports.Scope]) with the keys of its
+//     [ports.Order]; a cursor resumes by binary search for its keys, so a
+//     walk stays exact while items are written. A cursor of another scope,
+//     altered, or whose keys do not fit the order is an error wrapping
+//     [bounded.ErrInvalidCursor]. Cursor strings are each store's own: an
+//     adapter's need not equal these, only be present on the same pages.
 //   - Every order is total: it is the one documented on the port method,
 //     ending with the unique id (or name) as the tie-breaker.
-//   - Every total is exact, and the page info is built by
-//     [bounded.Request.Info] from that total and the number of items
-//     returned.
+//   - The total follows the page's count strategy (exact by default,
+//     capped, or none: [bounded.CountMode]), and the page info is built by
+//     [bounded.Request.Finish] from the count, the number of items
+//     returned, and whether an item follows them.
 //   - An empty page (no match, or an offset at or past the end) has nil
 //     Items, never an empty non-nil slice. Likewise the optional slices of
 //     returned values (tags, observations, GetNotes' Notes and Missing) are

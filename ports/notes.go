@@ -253,11 +253,10 @@ type Related struct {
 
 // Notes is a vault of notes with links and hierarchy.
 //
-// Every paged method validates its page with its Limits (ListNotesLimits,
-// ...) through [bounded.Limits.Normalize], builds its PageInfo with
-// [bounded.Request.Info] from an exact total counted in the same snapshot as
-// the page, and returns no items, HasMore false and the exact total for an
-// offset past the end. Methods that take a note ID return an error wrapping
+// Every paged method pages as the package documentation says, with its
+// Limits (ListNotesLimits, ...) and its [Order] (ByUpdatedDesc, ...), and
+// returns no items, HasMore false and the total for an offset past the
+// end. Methods that take a note ID return an error wrapping
 // [ErrNotFound] when it names no note, unless documented otherwise.
 type Notes interface {
 	// PutNote stores n, replacing any note with the same ID together with

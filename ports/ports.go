@@ -12,11 +12,14 @@
 // adapters/; package conformance checks any implementation against memrepo.
 //
 // Every paged method of every port validates its page with its Limits
-// through [bounded.Limits.Normalize] (a non-empty cursor the method cannot
-// decode is [bounded.ErrInvalidCursor]), counts an exact total in the same
-// snapshot as the page, builds its PageInfo with [bounded.Request.Info], and
-// answers an offset at or past the end with no items (nil), HasMore false and
-// the exact total, never an error. An id given to a read method is checked
+// through [bounded.Limits.NormalizeCursor] (a cursor the method did not
+// issue for the same query, see [Scope], is [bounded.ErrInvalidCursor]),
+// counts its total as the page's [bounded.CountMode] asks in the same
+// snapshot as the page, learns HasMore by reading one item past the page,
+// builds its PageInfo with [bounded.Request.Finish] and its cursors with
+// [bounded.PageInfo.SetCursors] (keys of the method's [Order]), and answers
+// an offset at or past the end with no items (nil), HasMore false and the
+// total, never an error. An id given to a read method is checked
 // with [ValidateQuery] (an empty, invalid or NUL-holding id is
 // [ErrInvalidQuery]) before it is looked up ([ErrNotFound]).
 //

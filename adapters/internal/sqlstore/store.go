@@ -2,11 +2,13 @@
 // adapters: one [Store] implementing every port, parameterised by a
 // [Dialect] that names each difference between the engines.
 //
-// Every page is computed by the database in one statement: the exact total
-// (a count over the same filter) and the page (ORDER BY the documented keys,
-// ending with the unique id, LIMIT n OFFSET m) are read together, so they
-// come from one snapshot on every engine and in every isolation level, and
-// the total is there even for an offset past the end. Inputs are validated
+// Every page is computed by the database in one statement: the total (a
+// count over the same filter, exact or limited to a cap, or none, as the
+// page asks) and the page (ORDER BY the documented keys, ending with the
+// unique id, LIMIT n+1 OFFSET m, or after a cursor's keys by a row-value
+// keyset predicate) are read together, so they come from one snapshot on
+// every engine and in every isolation level, and the total is there even
+// for an offset past the end. Inputs are validated
 // with the helpers of package ports and bounded before any SQL runs; every
 // value reaches SQL as a bun argument (bun quotes it for the dialect), never
 // spliced into the query text by this package.
