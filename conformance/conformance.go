@@ -101,9 +101,9 @@ type Harness struct {
 
 	// Cursors declares that the store's paged methods issue and accept
 	// NextCursor and PrevCursor. Tests of cursor walks are skipped, with a
-	// message naming the capability, when it is false (and the store's
-	// pages must carry no cursors); with it, cursor values are the store's
-	// own and are compared with memrepo's by presence only.
+	// message naming the capability, when it is false (and the pages'
+	// cursor fields are not compared); with it, cursor values are the
+	// store's own and are compared with memrepo's by presence only.
 	Cursors bool
 }
 
