@@ -991,10 +991,11 @@ func (f *fitter) tailFor(k int) (*tail, error) {
 		return nil, err
 	}
 	mem[0] = t.pagination
-	t.hint = f.call.Hint(t.info, f.style)
-	if t.hint != "" {
-		t.hintJSON = appendJSONString(mem[1][:0], t.hint)
-		mem[1] = t.hintJSON
+	// The hint is written, then its JSON after it, in the same buffer.
+	if raw := f.call.appendHint(mem[1][:0], t.info, f.style); len(raw) > 0 {
+		t.hint = string(raw)
+		mem[1] = appendJSONString(raw, t.hint)
+		t.hintJSON = mem[1][len(raw):]
 	}
 	if next, ok := f.call.Next(t.info); ok {
 		b, err := appendArgs(mem[2][:0], next)

@@ -188,31 +188,56 @@ func (c Call) Next(info PageInfo) (Args, bool) {
 // at returns the arguments of the call that fetches the page of info.Limit
 // items starting at offset (or at cursor, for cursor tools when one is given).
 func (c Call) at(info PageInfo, offset int, cursor string) Args {
+	p, n := c.paging(info, offset, cursor)
 	out := make(Args, 0, len(c.Args)+2)
 	out = append(out, c.Args...)
+	for _, a := range p[:n] {
+		if a.isCursor {
+			out = append(out, Arg{a.name, a.cursor})
+		} else {
+			out = append(out, Arg{a.name, a.n})
+		}
+	}
+	return out
+}
+
+// pagingArg is one pagination argument of a call: an int, or a cursor.
+type pagingArg struct {
+	name     string
+	n        int
+	cursor   string
+	isCursor bool
+}
+
+// paging returns the pagination arguments that at appends to the caller's
+// arguments, in order: the first n of p.
+func (c Call) paging(info PageInfo, offset int, cursor string) (p [2]pagingArg, n int) {
 	sizeName := orDefault(c.LimitArg, "limit")
 	switch {
 	case c.Paging == ByCursor && cursor != "":
-		out = append(out, Arg{orDefault(c.CursorArg, "cursor"), cursor})
+		p[0] = pagingArg{name: orDefault(c.CursorArg, "cursor"), cursor: cursor, isCursor: true}
 	case c.Paging == ByPage && info.Limit > 0 && offset%info.Limit == 0:
-		out = append(out, Arg{orDefault(c.PageArg, "page"), offset / info.Limit})
+		p[0] = pagingArg{name: orDefault(c.PageArg, "page"), n: offset / info.Limit}
 		sizeName = orDefault(c.PageSizeArg, "pageSize")
 	default:
-		out = append(out, Arg{orDefault(c.OffsetArg, "offset"), offset})
+		p[0] = pagingArg{name: orDefault(c.OffsetArg, "offset"), n: offset}
 		if c.Paging == ByPage {
 			sizeName = orDefault(c.PageSizeArg, "pageSize")
 		}
 	}
+	n = 1
 	if info.Limit != c.DefaultLimit || c.DefaultLimit == 0 {
-		out = append(out, Arg{sizeName, info.Limit})
+		p[1] = pagingArg{name: sizeName, n: info.Limit}
+		n = 2
 	}
-	return out
+	return p, n
 }
 
 // Render writes a call as the agent would type it:
 // search_knowledge(query="auth", page=1). Values are written as JSON.
 func (c Call) Render(args Args) string {
-	return string(c.appendCall(make([]byte, 0, 64), args))
+	var buf [128]byte
+	return string(c.appendCall(buf[:0], args))
 }
 
 func (c Call) appendCall(b []byte, args Args) []byte {
@@ -222,12 +247,45 @@ func (c Call) appendCall(b []byte, args Args) []byte {
 		if i > 0 {
 			b = append(b, ", "...)
 		}
-		b = append(b, a.Name...)
+		b = appendCallArg(b, a)
+	}
+	return append(b, ')')
+}
+
+// appendCallArg appends one argument of a rendered call, name=value.
+func appendCallArg(b []byte, a Arg) []byte {
+	b = append(b, a.Name...)
+	b = append(b, '=')
+	mark := len(b)
+	out, err := appendArgValue(b, a.Value)
+	if err != nil {
+		return strconv.AppendQuote(b[:mark], fmt.Sprint(a.Value))
+	}
+	return out
+}
+
+// appendCallAt appends c.appendCall(b, c.at(info, offset, cursor)), without
+// building the arguments.
+func (c Call) appendCallAt(b []byte, info PageInfo, offset int, cursor string) []byte {
+	b = append(b, c.Tool...)
+	b = append(b, '(')
+	for i, a := range c.Args {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = appendCallArg(b, a)
+	}
+	p, n := c.paging(info, offset, cursor)
+	for i, a := range p[:n] {
+		if i > 0 || len(c.Args) > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, a.name...)
 		b = append(b, '=')
-		var err error
-		mark := len(b)
-		if b, err = appendArgValue(b, a.Value); err != nil {
-			b = strconv.AppendQuote(b[:mark], fmt.Sprint(a.Value))
+		if a.isCursor {
+			b = appendJSONString(b, a.cursor)
+		} else {
+			b = strconv.AppendInt(b, int64(a.n), 10)
 		}
 	}
 	return append(b, ')')
@@ -247,7 +305,15 @@ func (c Call) Hint(info PageInfo, style HintStyle) string {
 	if style == HintOff {
 		return ""
 	}
-	b := make([]byte, 0, 160)
+	var buf [192]byte
+	return string(c.appendHint(buf[:0], info, style))
+}
+
+// appendHint appends c.Hint(info, style) to b.
+func (c Call) appendHint(b []byte, info PageInfo, style HintStyle) []byte {
+	if style == HintOff {
+		return b
+	}
 	count := func(n int) { b = appendCount(b, n) }
 	num := func(n int) { b = strconv.AppendInt(b, int64(n), 10) }
 	str := func(s string) { b = append(b, s...) }
@@ -267,19 +333,23 @@ func (c Call) Hint(info PageInfo, style HintStyle) string {
 		str("No results.")
 	case info.Returned == 0:
 		// Past the end (or an empty page of a lower-bound total).
-		lastPage := c.at(info, info.LastPageOffset(), "")
+		lastOffset := info.LastPageOffset()
 		if style == HintTerse {
 			str("Offset ")
 			count(info.Offset)
 			str(" is past the end (")
 			total()
-			str(" " + noun + "). Last page: ")
-			b = c.appendCall(b, lastPage)
+			str(" ")
+			str(noun)
+			str("). Last page: ")
+			b = c.appendCallAt(b, info, lastOffset, "")
 			break
 		}
 		str("Found ")
 		total()
-		str(" " + noun + "; offset ")
+		str(" ")
+		str(noun)
+		str("; offset ")
 		count(info.Offset)
 		str(" is past the end. ")
 		if c.Paging == ByPage && info.Limit > 0 {
@@ -292,7 +362,7 @@ func (c Call) Hint(info PageInfo, style HintStyle) string {
 			count(info.LastPageOffset())
 		}
 		str(": call ")
-		b = c.appendCall(b, lastPage)
+		b = c.appendCallAt(b, info, lastOffset, "")
 		str(".")
 	default:
 		switch {
@@ -309,7 +379,9 @@ func (c Call) Hint(info PageInfo, style HintStyle) string {
 			} else {
 				str("Found ")
 				total()
-				str(" " + noun + ", showing ")
+				str(" ")
+				str(noun)
+				str(", showing ")
 			}
 			count(first)
 			str("-")
@@ -323,15 +395,14 @@ func (c Call) Hint(info PageInfo, style HintStyle) string {
 			}
 			str(".")
 		}
-		next, ok := c.Next(info)
 		switch {
-		case !ok && style == HintTerse:
+		case !info.HasMore && style == HintTerse:
 			str(" Last page.")
-		case !ok:
+		case !info.HasMore:
 			str(" This is the last page.")
 		case style == HintTerse:
 			str(" Next: ")
-			b = c.appendCall(b, next)
+			b = c.appendCallAt(b, info, info.NextOffset, info.NextCursor)
 		default:
 			switch n := info.PagesRemaining(); {
 			case info.TotalKind != TotalExact:
@@ -344,7 +415,7 @@ func (c Call) Hint(info PageInfo, style HintStyle) string {
 				str(" pages remain")
 			}
 			str(": call ")
-			b = c.appendCall(b, next)
+			b = c.appendCallAt(b, info, info.NextOffset, info.NextCursor)
 			str(" for the next.")
 		}
 	}
@@ -355,5 +426,5 @@ func (c Call) Hint(info PageInfo, style HintStyle) string {
 		count(info.Limit)
 		str(" was used.")
 	}
-	return string(b)
+	return b
 }
