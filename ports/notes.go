@@ -30,6 +30,19 @@ const (
 	MaxDescendantDepth     = 20
 )
 
+// DescendantDepth returns the depth a Descendants call walks for
+// maxDepth: [DefaultDescendantDepth] for 0, maxDepth itself up to
+// [MaxDescendantDepth]; a negative or larger maxDepth is [ErrInvalidQuery].
+func DescendantDepth(maxDepth int) (int, error) {
+	switch {
+	case maxDepth == 0:
+		return DefaultDescendantDepth, nil
+	case maxDepth < 0 || maxDepth > MaxDescendantDepth:
+		return 0, fmt.Errorf("%w: maxDepth %d is not in [0, %d]", ErrInvalidQuery, maxDepth, MaxDescendantDepth)
+	}
+	return maxDepth, nil
+}
+
 // MaxGetNotes is the most ids one GetNotes call takes.
 const MaxGetNotes = 100
 

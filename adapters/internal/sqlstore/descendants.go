@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -42,11 +41,8 @@ func (s *Store) Descendants(ctx context.Context, id string, maxDepth int, p boun
 	if err := ports.ValidateQuery("id", id); err != nil {
 		return bounded.Paged[ports.Descendant]{}, err
 	}
-	switch {
-	case maxDepth == 0:
-		maxDepth = ports.DefaultDescendantDepth
-	case maxDepth < 0 || maxDepth > ports.MaxDescendantDepth:
-		return bounded.Paged[ports.Descendant]{}, fmt.Errorf("%w: maxDepth %d is not in [0, %d]", ports.ErrInvalidQuery, maxDepth, ports.MaxDescendantDepth)
+	if maxDepth, err = ports.DescendantDepth(maxDepth); err != nil {
+		return bounded.Paged[ports.Descendant]{}, err
 	}
 	if err := ctx.Err(); err != nil {
 		return bounded.Paged[ports.Descendant]{}, err
