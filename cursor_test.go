@@ -120,6 +120,35 @@ func TestNormalizeCursor(t *testing.T) {
 	}
 }
 
+func TestNeedsExactTotal(t *testing.T) {
+	l := Limits{Default: 10, Max: 50}
+	for _, c := range []struct {
+		p        Page
+		at       *Cursor
+		returned int
+		want     bool
+	}{
+		{Page{Offset: 30, Count: CountNone}, nil, 0, true},
+		{Page{Offset: 30, Count: CountCapped}, nil, 0, true},
+		{Page{Offset: 30}, nil, 0, false}, // counted exactly already
+		{Page{Offset: 30, Count: CountNone}, nil, 1, false},
+		{Page{Count: CountNone}, nil, 0, false}, // an empty set: 0
+		{Page{Count: CountNone}, &Cursor{Offset: 0, Keys: []any{"k"}}, 0, true},
+	} {
+		r, err := l.Normalize(c.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.At = c.at
+		if got := r.NeedsExactTotal(c.returned); got != c.want {
+			t.Errorf("%+v (cursor %v), %d returned: NeedsExactTotal %v, want %v", c.p, c.at != nil, c.returned, got, c.want)
+		}
+	}
+	if r := (Request{Count: CountCapped, CountCap: 5}).Exact(); r.Count != CountExact || r.CountCap != 0 {
+		t.Errorf("Exact: %+v", r)
+	}
+}
+
 func TestCompareKeys(t *testing.T) {
 	for _, c := range []struct {
 		a, b []any
@@ -167,6 +196,7 @@ func TestFinish(t *testing.T) {
 		{"capped over cap", req(Page{Count: CountCapped, CountCap: 20}), 10, true, 21, PageInfo{Total: 20, TotalKind: TotalAtLeast, Limit: 10, Returned: 10, HasMore: true, NextOffset: 10}},
 		{"capped deep", req(Page{Offset: 100, Count: CountCapped, CountCap: 20}), 10, true, 21, PageInfo{Total: 110, TotalKind: TotalAtLeast, Limit: 10, Offset: 100, Returned: 10, HasMore: true, NextOffset: 110}},
 		{"none", req(Page{Count: CountNone}), 10, true, 0, PageInfo{Total: 10, TotalKind: TotalUnknown, Limit: 10, Returned: 10, HasMore: true, NextOffset: 10}},
+		{"none, empty set", req(Page{Count: CountNone}), 0, false, 0, PageInfo{Limit: 10}},
 		{"backward", Request{Limit: 10, Offset: 25, At: &Cursor{Backward: true, Offset: 25}}, 10, true, 40, PageInfo{Total: 40, Limit: 10, Offset: 15, Returned: 10, HasMore: true, NextOffset: 25}},
 		{"backward to start", Request{Limit: 10, Offset: 25, At: &Cursor{Backward: true, Offset: 25}}, 7, false, 40, PageInfo{Total: 40, Limit: 10, Offset: 0, Returned: 7, HasMore: true, NextOffset: 7}},
 	} {

@@ -361,7 +361,10 @@ func (r Request) InfoMore(returned int, hasMore bool, atLeast int) PageInfo {
 // total is exact (CountExact, or a capped count that stayed under its cap),
 // a lower bound ([TotalAtLeast]: the cap, or the end of this page if
 // further), or [TotalUnknown] (CountNone; exact on a last page that returned
-// items). For a backward request, the page ends where the cursor's offset
+// items, and 0 on an empty first page). A page that returns no items after
+// the start must report the exact total whatever r.Count, so that its hint
+// names the real last page: stores ask [Request.NeedsExactTotal] and then
+// count exactly and finish with [Request.Exact]. For a backward request, the page ends where the cursor's offset
 // stood: its Offset is that offset minus returned (0 when nothing precedes
 // the page), and HasMore is true when it returned items.
 //
@@ -381,6 +384,8 @@ func (r Request) Finish(returned int, more bool, counted int) PageInfo {
 	rr.Offset = off
 	var pi PageInfo
 	switch {
+	case r.Count == CountNone && returned == 0 && off == 0 && !r.Backward():
+		pi = rr.Info(0, 0) // an empty set: nothing to count
 	case r.Count == CountNone:
 		pi = rr.InfoMore(returned, after, -1)
 	case r.Count == CountCapped && counted > r.CountCap:
@@ -394,6 +399,20 @@ func (r Request) Finish(returned int, more bool, counted int) PageInfo {
 		}
 	}
 	return pi
+}
+
+// NeedsExactTotal reports whether a page of returned items read for r
+// must report an exact total although r.Count did not count one: it
+// returned nothing after the start of the results (an offset at or past
+// the end, or a cursor at an end), and its hint names the last page.
+func (r Request) NeedsExactTotal(returned int) bool {
+	return returned == 0 && r.Count != CountExact && (r.Offset > 0 || r.At != nil)
+}
+
+// Exact returns r counting exactly ([CountExact]).
+func (r Request) Exact() Request {
+	r.Count, r.CountCap = CountExact, 0
+	return r
 }
 
 // Backward reports whether r reads backward from a cursor.

@@ -104,7 +104,8 @@ func cursorWalk[T any](t TB, s *suite, m *method[T], q query[T], st, ref Store, 
 
 // checkCounts asks the first query for pages under each count strategy,
 // walking by offset and by cursor, and compares every page with memrepo's:
-// a capped count under, at and over the total, and no count at all.
+// a capped count under, at and over the total, and no count at all. Pages
+// at and past the end must report the exact total under every strategy.
 func checkCounts[T any](t TB, s *suite, m *method[T], st, ref Store, fulls *fullCache[T]) {
 	if len(m.queries) == 0 {
 		return
@@ -138,6 +139,14 @@ func checkCounts[T any](t TB, s *suite, m *method[T], st, ref Store, fulls *full
 				t.Errorf("%s: count none gave an exact total on a page that is not the last", m.label(q, p))
 			}
 			p.Offset = rp.Page.NextOffset
+		}
+		// Past the end the total is exact whatever the strategy: the hint
+		// names the real last page.
+		for _, off := range []int{n, n + 5, 1_000_000} {
+			pe := bounded.Page{Limit: size, Offset: off, Count: c.mode, CountCap: c.cap}
+			if _, sp, ok := comparePage(t, s, m, q, st, ref, pe); ok && off > 0 && (sp.Page.TotalKind != bounded.TotalExact || sp.Page.Total != n) {
+				t.Errorf("%s: past the end, total %d (%v), want exactly %d", m.label(q, pe), sp.Page.Total, sp.Page.TotalKind, n)
+			}
 		}
 		at := fmt.Sprintf("%s count %v cap %d", m.label(q, bounded.Page{Limit: size}), c.mode, c.cap)
 		if !s.h.Cursors {

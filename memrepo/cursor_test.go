@@ -266,6 +266,10 @@ func TestCountStrategies(t *testing.T) {
 		{page: bounded.Page{Limit: 10, Offset: 20, Count: bounded.CountCapped, CountCap: 12}, total: 25, kind: bounded.TotalExact, hasMore: false, returned: 5},
 		{page: bounded.Page{Limit: 10, Count: bounded.CountNone}, total: 10, kind: bounded.TotalUnknown, hasMore: true, returned: 10},
 		{page: bounded.Page{Limit: 10, Offset: 20, Count: bounded.CountNone}, total: 25, kind: bounded.TotalUnknown, hasMore: false, returned: 5},
+		// Past the end the total is exact whatever the strategy, so that
+		// the hint names the real last page.
+		{page: bounded.Page{Limit: 10, Offset: 40, Count: bounded.CountNone}, total: 25, kind: bounded.TotalExact, hasMore: false, returned: 0},
+		{page: bounded.Page{Limit: 10, Offset: 1000, Count: bounded.CountCapped, CountCap: 12}, total: 25, kind: bounded.TotalExact, hasMore: false, returned: 0},
 		{page: bounded.Page{Count: bounded.CountCapped, CountCap: -1}, wantError: true},
 		{page: bounded.Page{Count: bounded.CountCapped, CountCap: bounded.MaxCountCap + 1}, wantError: true},
 		{page: bounded.Page{Count: 7}, wantError: true},

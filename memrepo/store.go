@@ -87,7 +87,8 @@ func (s *Store) request(l bounded.Limits, p bounded.Page, scope string) (bounded
 // o's order, converting each returned element with view. An offset request
 // starts at req.Offset; a cursor request after (or, backward, before) the
 // cursor's keys, found by binary search. The count follows req.Count
-// (len(all) is the exact total), HasMore whether items lie past the page,
+// (len(all) is the exact total; exact whatever req.Count when the page is
+// empty past the start), HasMore whether items lie past the page,
 // and the page's cursors are issued for scope. A page with no items (an
 // empty set, or an offset at or past the end) has nil Items. A cursor whose
 // keys do not fit o is [bounded.ErrInvalidCursor].
@@ -122,6 +123,9 @@ func pageOf[S, T any](s *Store, req bounded.Request, scope string, o ports.Order
 		for _, x := range all[start:end] {
 			items = append(items, view(x))
 		}
+	}
+	if req.NeedsExactTotal(len(items)) {
+		req = req.Exact()
 	}
 	counted := len(all)
 	if req.Count == bounded.CountCapped {

@@ -169,7 +169,8 @@ func (s *Store) searchTrigramTable(ctx context.Context, q ports.NodeQuery, req b
 		args = append(args, len(tri), bun.List(tri))
 	}
 	if len(parts) == 0 {
-		return bounded.Paged[ports.NodeMatch]{Page: req.Finish(0, false, 0)}, nil
+		// No query can match: the exact total is 0.
+		return bounded.Paged[ports.NodeMatch]{Page: req.Exact().Finish(0, false, 0)}, nil
 	}
 	where := " WHERE m.score > ?"
 	for _, w := range tagWhere {

@@ -408,6 +408,11 @@ func collect[T any](ctx context.Context, s *Store, q paged, req bounded.Request,
 	if err != nil {
 		return bounded.Paged[T]{}, nil, err
 	}
+	if req.NeedsExactTotal(len(items)) {
+		// Past the end: the exact total names the last page. One more
+		// statement, on this path only.
+		return collect(ctx, s, q, req.Exact(), scope, o, row)
+	}
 	more := len(items) > req.Limit
 	if more {
 		items = items[:req.Limit]
