@@ -34,6 +34,9 @@ type Tool struct {
 	// (ports.ErrNotFound, ports.ErrInvalidQuery, ...) are returned wrapped
 	// with the tool's name.
 	Handler func(ctx context.Context, args json.RawMessage) ([]byte, error)
+	// store says the tool pages in its store (cursor argument, count
+	// strategy), not in memory over what one call read.
+	store bool
 }
 
 // Config is what a [Set] serves.
@@ -64,7 +67,9 @@ type Config struct {
 	// nextCursor.
 	CursorHints bool
 	// Counts chooses, by tool name, how a paged tool counts its total
-	// (see [bounded.CountMode]); tools not named count exactly. A capped
+	// (see [bounded.CountMode]); tools not named count exactly. get_notes
+	// and get_note_links page in memory over what they read and always
+	// count exactly: naming them, or a tool not in the set, is an error. A capped
 	// count or none keeps deep pages of large result sets cheap; the
 	// response says "10,000+" or leaves the total out, honestly.
 	Counts map[string]Count
@@ -122,8 +127,8 @@ func New(c Config) (*Set, error) {
 		s.addCode()
 	}
 	for name := range c.Counts {
-		if t, ok := s.Tool(name); !ok || t.Limits.Max == 0 {
-			return nil, fmt.Errorf("tools: %w: Counts names %q, which is not a paged tool of this set", bounded.ErrInvalidPage, name)
+		if t, ok := s.Tool(name); !ok || !t.store {
+			return nil, fmt.Errorf("tools: %w: Counts names %q, which is not a tool of this set that pages in its store", bounded.ErrInvalidPage, name)
 		}
 	}
 	return s, nil
@@ -210,6 +215,7 @@ func (s *Set) add(sp spec, h handler) {
 	t := Tool{Name: sp.name, Description: sp.desc, InputSchema: sp.schemaFor(), Paging: sp.paging}
 	if sp.paged {
 		t.Limits = sp.limits
+		t.store = !sp.noCursor
 	}
 	t.Handler = func(ctx context.Context, raw json.RawMessage) ([]byte, error) {
 		in, err := sp.parse(raw)
@@ -281,37 +287,43 @@ func (s *Set) newRequest(sp *spec, in *input) (*request, error) {
 	if !sp.paged {
 		return r, nil
 	}
+	p, err := pageArgs(sp, in)
+	if err != nil {
+		return nil, err
+	}
 	ct := s.cfg.Counts[sp.name]
-	defer func() { r.page.Count, r.page.CountCap = ct.Mode, ct.Cap }()
+	p.Count, p.CountCap = ct.Mode, ct.Cap
+	r.page = p
+	return r, nil
+}
+
+// pageArgs is the page a paged tool's pagination arguments ask for: by
+// limit (or pageSize) with offset, page number or cursor.
+func pageArgs(sp *spec, in *input) (bounded.Page, error) {
 	offset, hasOffset := in.vals["offset"].(int)
 	cursor, hasCursor := in.vals["cursor"].(string)
-	_, hasPage := in.vals["page"].(int)
-	if hasCursor && (hasOffset || hasPage) {
-		return nil, &ArgumentError{Tool: sp.name, Argument: "cursor", Reason: "give cursor, or offset and page, not both", Kind: bounded.ErrInvalidCursor}
-	}
-	if sp.paging != bounded.ByPage {
+	page, hasPage := in.vals["page"].(int)
+	switch {
+	case hasCursor && (hasOffset || hasPage):
+		return bounded.Page{}, &ArgumentError{Tool: sp.name, Argument: "cursor", Reason: "give cursor, or offset and page, not both", Kind: bounded.ErrInvalidCursor}
+	case sp.paging != bounded.ByPage:
 		limit, _ := in.vals["limit"].(int)
-		r.page = bounded.Page{Limit: limit, Offset: offset, Cursor: cursor}
-		return r, nil
+		return bounded.Page{Limit: limit, Offset: offset, Cursor: cursor}, nil
 	}
 	size, _ := in.vals["pageSize"].(int)
-	page := in.vals["page"]
 	switch {
 	case hasCursor:
-		r.page = bounded.Page{Limit: size, Cursor: cursor}
+		return bounded.Page{Limit: size, Cursor: cursor}, nil
 	case hasPage && hasOffset:
-		return nil, &ArgumentError{Tool: sp.name, Argument: "offset", Reason: "give page or offset, not both", Kind: bounded.ErrInvalidPage}
+		return bounded.Page{}, &ArgumentError{Tool: sp.name, Argument: "offset", Reason: "give page or offset, not both", Kind: bounded.ErrInvalidPage}
 	case hasOffset:
-		r.page = bounded.Page{Limit: size, Offset: offset}
-	default:
-		n, _ := page.(int)
-		p, err := sp.limits.FromPageNumber(n, size)
-		if err != nil {
-			return nil, &ArgumentError{Tool: sp.name, Argument: "page", Reason: strings.TrimPrefix(err.Error(), bounded.ErrInvalidPage.Error()+": "), Kind: bounded.ErrInvalidPage}
-		}
-		r.page = p
+		return bounded.Page{Limit: size, Offset: offset}, nil
 	}
-	return r, nil
+	p, err := sp.limits.FromPageNumber(page, size)
+	if err != nil {
+		return bounded.Page{}, &ArgumentError{Tool: sp.name, Argument: "page", Reason: strings.TrimPrefix(err.Error(), bounded.ErrInvalidPage.Error()+": "), Kind: bounded.ErrInvalidPage}
+	}
+	return p, nil
 }
 
 // callBudget is the server's budget b lowered by the call's budget (in

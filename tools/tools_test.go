@@ -798,7 +798,7 @@ func TestCursors(t *testing.T) {
 	if !slices.Equal(all, keys(t, whole)) {
 		t.Errorf("list_notes walked by cursor without counts:\ngot  %q\nwant %q", all, keys(t, whole))
 	}
-	for _, bad := range []map[string]tools.Count{{"get_note": {Mode: bounded.CountNone}}, {"nope": {}}, {"list_notes": {Mode: bounded.CountCapped, Cap: -1}}} {
+	for _, bad := range []map[string]tools.Count{{"get_note": {Mode: bounded.CountNone}}, {"get_notes": {Mode: bounded.CountNone}}, {"get_note_links": {Mode: bounded.CountCapped}}, {"nope": {}}, {"list_notes": {Mode: bounded.CountCapped, Cap: -1}}} {
 		if _, err := tools.New(tools.Config{Notes: s, Counts: bad}); err == nil {
 			t.Errorf("tools.New with Counts %v: no error", bad)
 		}
