@@ -39,8 +39,8 @@ type Page struct {
 	Offset int    `json:"offset,omitempty"`
 	Cursor string `json:"cursor,omitempty"`
 	// Count is the count strategy; CountCap the most items CountCapped
-	// counts (0 means [DefaultCountCap]). CountCap is ignored by the other
-	// strategies.
+	// counts (0 means [DefaultCountCap] of the page's Limit: ten pages'
+	// worth). CountCap is ignored by the other strategies.
 	Count    CountMode `json:"count,omitempty"`
 	CountCap int       `json:"countCap,omitempty"`
 }
@@ -61,17 +61,33 @@ const (
 	CountNone
 )
 
-// DefaultCountCap is the cap of [CountCapped] when Page.CountCap is 0, and
-// MaxCountCap the largest cap a Page may ask for.
+// The cap of [CountCapped] when Page.CountCap is 0 is ten pages' worth of
+// items: CountCapPages × Limit, and at least MinDefaultCountCap (1,000 for
+// pages of 100, 100 for pages of 10). MaxCountCap is the largest cap a Page
+// may ask for.
 //
-// A capped count reads up to cap+1 index entries whatever the table's size:
-// at 1,000 it adds 3% to 29% to a page of 100 on SQLite and Postgres at a
-// million rows; at 10,000 it adds 57% to 150% (BENCHMARKS.md). Ask for a
-// larger cap where "10,000+" is worth that.
+// A capped count reads up to cap+1 index entries whatever the table's size,
+// while a page reads Limit rows: a cap in proportion to the page keeps the
+// count's share of the call's cost the same for every page size. Ten pages'
+// worth adds 3% to 29% to a page of 100, and about as much to a page of 10,
+// on SQLite and Postgres at a million rows; a fixed cap of 10,000 adds 57%
+// to 150% to a page of 100 and up to 7x to a page of 10 (BENCHMARKS.md).
+// Ask for a larger cap where "10,000+" is worth that.
 const (
-	DefaultCountCap = 1_000
-	MaxCountCap     = 1_000_000
+	CountCapPages      = 10
+	MinDefaultCountCap = 100
+	MaxCountCap        = 1_000_000
 )
+
+// DefaultCountCap is the cap of [CountCapped] for a page of limit items
+// when Page.CountCap is 0: max(CountCapPages × limit, MinDefaultCountCap),
+// and at most MaxCountCap.
+func DefaultCountCap(limit int) int {
+	if limit > MaxCountCap/CountCapPages {
+		return MaxCountCap
+	}
+	return max(CountCapPages*limit, MinDefaultCountCap)
+}
 
 var countModeNames = [...]string{"exact", "capped", "none"}
 
@@ -108,7 +124,7 @@ type Request struct {
 	// lowered to it.
 	Clamped bool
 	// Count is the count strategy and CountCap its cap (set, for
-	// CountCapped, to the Page's or to DefaultCountCap).
+	// CountCapped, to the Page's or to DefaultCountCap(Limit)).
 	Count    CountMode
 	CountCap int
 	// At is the decoded cursor, set by [Limits.NormalizeCursor]: the page
@@ -147,18 +163,18 @@ func (l Limits) Normalize(p Page) (Request, error) {
 		return Request{}, fmt.Errorf("%w: countCap %d is over the maximum %d", ErrInvalidPage, p.CountCap, MaxCountCap)
 	}
 	r := Request{Limit: p.Limit, Offset: p.Offset, Cursor: p.Cursor, Requested: p.Limit, Count: p.Count}
-	if r.Count == CountCapped {
-		r.CountCap = p.CountCap
-		if r.CountCap == 0 {
-			r.CountCap = DefaultCountCap
-		}
-	}
 	switch {
 	case r.Limit == 0:
 		r.Limit = l.Default
 	case r.Limit > l.Max:
 		r.Limit = l.Max
 		r.Clamped = true
+	}
+	if r.Count == CountCapped {
+		r.CountCap = p.CountCap
+		if r.CountCap == 0 {
+			r.CountCap = DefaultCountCap(r.Limit)
+		}
 	}
 	if r.Offset > MaxOffset-r.Limit {
 		return Request{}, fmt.Errorf("%w: offset %d plus limit %d is over the maximum %d", ErrInvalidPage, r.Offset, r.Limit, MaxOffset)

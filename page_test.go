@@ -346,3 +346,37 @@ func FuzzPageNumber(f *testing.F) {
 		}
 	})
 }
+
+// TestDefaultCountCap: a capped count without a cap counts ten pages' worth
+// of the limit as applied (after the default and the clamp), at least
+// MinDefaultCountCap; a cap the caller gives is kept; other strategies have
+// no cap.
+func TestDefaultCountCap(t *testing.T) {
+	l := Limits{Default: 50, Max: 200}
+	tests := []struct {
+		name string
+		p    Page
+		want int
+	}{
+		{"default limit", Page{Count: CountCapped}, 500},
+		{"pages of 100", Page{Limit: 100, Count: CountCapped}, 1_000},
+		{"pages of 10 floor at the minimum", Page{Limit: 10, Count: CountCapped}, MinDefaultCountCap},
+		{"pages of 1", Page{Limit: 1, Count: CountCapped}, MinDefaultCountCap},
+		{"a clamped limit counts the clamp", Page{Limit: 5_000, Count: CountCapped}, 2_000},
+		{"a given cap is kept", Page{Limit: 10, Count: CountCapped, CountCap: 7}, 7},
+		{"exact has no cap", Page{Limit: 10, CountCap: 7}, 0},
+		{"none has no cap", Page{Limit: 10, Count: CountNone}, 0},
+	}
+	for _, tc := range tests {
+		r, err := l.Normalize(tc.p)
+		if err != nil {
+			t.Fatalf("%s: Normalize(%+v): %v", tc.name, tc.p, err)
+		}
+		if r.CountCap != tc.want {
+			t.Errorf("%s: Normalize(%+v).CountCap = %d, want %d", tc.name, tc.p, r.CountCap, tc.want)
+		}
+	}
+	if got := DefaultCountCap(MaxCountCap); got != MaxCountCap {
+		t.Errorf("DefaultCountCap(%d) = %d, want the maximum %d", MaxCountCap, got, MaxCountCap)
+	}
+}

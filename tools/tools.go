@@ -76,7 +76,8 @@ type Config struct {
 }
 
 // Count is a tool's count strategy: Mode, and for bounded.CountCapped the
-// most results counted (0 means bounded.DefaultCountCap).
+// most results counted (0 means bounded.DefaultCountCap of the page's limit:
+// ten pages' worth).
 type Count struct {
 	Mode bounded.CountMode
 	Cap  int

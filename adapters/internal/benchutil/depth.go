@@ -40,7 +40,7 @@ func Depths(rows int) []int {
 //     every data set size.
 //   - counts/depth=N: the page at depth N (0 by offset, the deepest by
 //     cursor) with each count strategy: none (the page alone), capped
-//     (bounded.CountCapped, default cap 1,000), capped10k (CountCap
+//     (bounded.CountCapped, default cap: ten pages), capped10k (CountCap
 //     10,000) and exact. Ratios: capped/none, capped10k/none and exact/none;
 //     allocations per page of each.
 //   - baselines/depth=N: at each depth, the adapter's page by offset with
@@ -351,7 +351,7 @@ func benchCounts(ctx context.Context, b *testing.B, m depthMethod, rows, d int) 
 	with10k := func(ctx context.Context) (result, error) { return m.page(ctx, q10k) }
 	sideBySide(ctx, b, m.limit, []pageVariant{
 		{name: "none", run: with(bounded.CountNone), check: wantUnknown, allocs: true},
-		{name: "capped", like: "none", run: with(bounded.CountCapped), check: wantCapped(rows, bounded.DefaultCountCap), allocs: true},
+		{name: "capped", like: "none", run: with(bounded.CountCapped), check: wantCapped(rows, bounded.DefaultCountCap(m.limit)), allocs: true},
 		{name: "capped10k", like: "none", run: with10k, check: wantCapped(rows, 10_000), allocs: true},
 		{name: "exact", like: "none", run: with(bounded.CountExact), check: wantExact(rows), allocs: true},
 	}, [][2]string{{"capped", "none"}, {"capped10k", "none"}, {"exact", "none"}})
@@ -365,7 +365,7 @@ func benchBaselines(ctx context.Context, b *testing.B, m depthMethod, rows, d in
 		{name: "adapter", check: wantExact(rows), run: func(ctx context.Context) (result, error) {
 			return m.page(ctx, bounded.Page{Limit: m.limit, Offset: d})
 		}},
-		{name: "cursor-capped", like: "adapter", check: wantCapped(rows, bounded.DefaultCountCap), run: func(ctx context.Context) (result, error) {
+		{name: "cursor-capped", like: "adapter", check: wantCapped(rows, bounded.DefaultCountCap(m.limit)), run: func(ctx context.Context) (result, error) {
 			return m.page(ctx, bounded.Page{Limit: m.limit, Cursor: cur, Count: bounded.CountCapped})
 		}},
 		{name: "scanandcount", like: "adapter", check: wantExact(rows), run: func(ctx context.Context) (result, error) {
