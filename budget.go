@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // ErrInvalidBudget is returned, wrapped with the field and value at fault,
@@ -525,6 +526,12 @@ func prepareFit[T any](b Budget, in FitInput[T]) (*fitter, error) {
 	// encoding/json writes a slice of bytes as one base64 string: items of
 	// a byte kind go one at a time.
 	single := reflect.TypeFor[T]().Kind() == reflect.Uint8
+	if fe := fastEncoderFor(reflect.TypeFor[T]()); fe != nil {
+		if err := encodeFast(f, items, fe); err != nil {
+			return nil, err
+		}
+		single = false // every item is encoded, or the ceiling reached
+	}
 	for !single && f.m < f.n && !f.over(f.m) {
 		c := f.batchSize()
 		if batch == nil {
@@ -567,6 +574,37 @@ func encodeEach[T any](f *fitter, items []T, end int) error {
 			return fmt.Errorf("bounded: encoding result %d: %w", i, err)
 		}
 		f.addBatch(1)
+	}
+	return nil
+}
+
+// encodeFast encodes items with their compiled encoder, one at a time,
+// straight into f's buffer, as long as the items encoded do not take more
+// characters than the ceiling. An item the encoder refuses (a NaN float)
+// goes to encoding/json, whose error names it.
+func encodeFast[T any](f *fitter, items []T, fe encFunc) error {
+	w := &f.w
+	if len(w.b) == 0 {
+		w.b = append(w.b, resultsOpen...)
+	}
+	f.buf = w.b
+	for f.m < f.n && !f.over(f.m) {
+		i := f.m
+		b, ok := fe(w.b, unsafe.Pointer(&items[i]))
+		if !ok {
+			// w.b still ends after the items before.
+			if err := encodeEach(f, items, i+1); err != nil {
+				return err
+			}
+			continue
+		}
+		w.b = append(b, ',')
+		f.buf = w.b
+		f.m++
+		f.ends[i] = len(w.b) - 1
+		if f.ends[i]-f.allEnd >= readAhead {
+			f.readEncoded()
+		}
 	}
 	return nil
 }

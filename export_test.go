@@ -1,0 +1,18 @@
+package bounded
+
+import "reflect"
+
+// FastEncodes reports whether Fit encodes items of type t with its
+// compiled encoder rather than encoding/json.
+func FastEncodes(t reflect.Type) bool { return fastEncoderFor(t) != nil }
+
+// FastEncode encodes *ptr with the compiled encoder of its type; ok is
+// false when it declines the type or the value.
+func FastEncode(ptr any) (b []byte, ok bool) {
+	v := reflect.ValueOf(ptr)
+	fe := fastEncoderFor(v.Type().Elem())
+	if fe == nil {
+		return nil, false
+	}
+	return fe(nil, v.UnsafePointer())
+}
