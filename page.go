@@ -69,9 +69,9 @@ const (
 // A capped count reads up to cap+1 index entries whatever the table's size,
 // while a page reads Limit rows: a cap in proportion to the page keeps the
 // count's share of the call's cost the same for every page size. Ten pages'
-// worth adds 3% to 29% to a page of 100, and about as much to a page of 10,
-// on SQLite and Postgres at a million rows; a fixed cap of 10,000 adds 57%
-// to 150% to a page of 100 and up to 7x to a page of 10 (BENCHMARKS.md).
+// worth adds 9% to 27% to a page of 100 or of 10 on SQLite and Postgres at
+// a million rows; a fixed cap of 10,000 adds 48% to 113% to a page of 100
+// and 3.3x to 4.6x the time of a page of 10 (BENCHMARKS.md).
 // Ask for a larger cap where "10,000+" is worth that.
 const (
 	CountCapPages      = 10
