@@ -1677,6 +1677,17 @@ func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// 32 bytes at a time while none needs a look, then 8.
+		for ; len(s)-i >= 32; i += 32 {
+			c := s[i : i+32]
+			w0, w1, w2, w3 := load64(c, 0), load64(c, 8), load64(c, 16), load64(c, 24)
+			if plainMask(w0)|plainMask(w1)|plainMask(w2)|plainMask(w3) != 0 {
+				break
+			}
+		}
+		if i == len(s) {
+			break
+		}
 		if len(s)-i >= 8 {
 			// Skip 8 bytes at a time while none is a quote, a backslash,
 			// a control character or non-ASCII: (w-ones)&^w has a high bit
@@ -1736,6 +1747,21 @@ func appendJSONString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// plainMask is 0 when each of the 8 bytes of w is written in a JSON string
+// as it is: printable ASCII other than a quote or a backslash. Otherwise it
+// has a high bit set (for one of the bytes that are not, or after one).
+func plainMask(w uint64) uint64 {
+	const (
+		ones  = 0x0101010101010101
+		high  = 0x8080808080808080
+		quote = 0x2222222222222222
+		bslsh = 0x5c5c5c5c5c5c5c5c
+		space = 0x2020202020202020
+	)
+	q, bs := w^quote, w^bslsh
+	return ((q-ones)&^q | (bs-ones)&^bs | (w - space) | w) & high
 }
 
 // runeCount is utf8.RuneCount with a fast path for ASCII, which JSON mostly

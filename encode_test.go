@@ -99,6 +99,8 @@ func TestFastEncoderMatchesEncodingJSON(t *testing.T) {
 		"invalid \xff\xfe utf-8 \xc3( and a lone \xe2\x82",
 		strings.Repeat("a\"", 40) + "\xff",
 		"1234567\"", "12345678\\", "\u00e9\u00e9\u00e9\u00e9x",
+		strings.Repeat("abcdefgh", 4), strings.Repeat("x", 64), strings.Repeat("y", 31), strings.Repeat("z", 33),
+		strings.Repeat("w", 32) + "\"", strings.Repeat("v", 40) + "\u00e9",
 	}
 	floats := []float64{0, math.Copysign(0, -1), 1, -1.5, 0.1, 1e-6, 9.99e-7, 1e-7, 1e20, 1e21, 1.5e300, -2.5e-300, math.MaxFloat64, math.SmallestNonzeroFloat64, 123456789.125}
 	for i, s := range strs {
