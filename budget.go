@@ -387,7 +387,7 @@ type Truncation struct {
 type FitInput[T any] struct {
 	// Page is one page of items, in the method's order (most relevant
 	// first for scored methods), with its PageInfo. Its Returned must equal
-	// len(Items).
+	// len(Items). Its CursorAt, when set, issues the NextCursor of a cut.
 	Page Paged[T]
 	// Call is the tool call that produced the page: it renders the hint and
 	// the next call's arguments.
@@ -408,7 +408,8 @@ type Fitted struct {
 	// LimitTokens tokens, as measured by Truncation.
 	JSON []byte
 	// Page is the page info after the cut ([PageInfo.Cut]): when results
-	// were cut, HasMore is true and NextOffset is the first cut result.
+	// were cut, HasMore is true, NextOffset is the first cut result, and
+	// NextCursor is the input page's CursorAt(Kept) ("" without CursorAt).
 	Page PageInfo
 	// Truncation is the report written in JSON.
 	Truncation Truncation
@@ -443,10 +444,15 @@ type Fitted struct {
 // When items are cut, the pagination's HasMore is true and NextOffset is the
 // first cut item ([PageInfo.Cut]), so that following Fitted.Next (or the
 // hint) returns every item exactly once. A cut page no longer ends on a page
-// boundary, so [ByPage] tools continue by offset; and since the page's
-// NextCursor pointed past the cut items, it is dropped and cursor tools
-// continue by offset too. The cut is reported as ReasonCharacterLimit, or
-// ReasonTokenLimit when MaxTokens was the tighter ceiling.
+// boundary, so [ByPage] tools continue by offset. The page's NextCursor
+// pointed past the cut items: when the page has a [Paged.CursorAt], Fit
+// replaces it with CursorAt(Kept), the cursor right after the last item
+// kept, and [ByCursor] tools continue by that cursor (in the pagination,
+// the hint and Fitted.Next), so that a walk by cursor stays exact under any
+// budget while items are written between its pages; without CursorAt the
+// cursor is dropped and cursor tools continue by offset. The cut is
+// reported as ReasonCharacterLimit, or ReasonTokenLimit when MaxTokens was
+// the tighter ceiling.
 //
 // With b.Tokenizer and b.MaxTokens set, per-item token counts choose the
 // cut, then the final JSON is counted with the Tokenizer and items are
@@ -473,7 +479,8 @@ type Fitted struct {
 // invalid budget, or one too small for the envelope itself (or for one item
 // with every string clipped); [ErrUnordered] for items out of relevance
 // order; [ErrInvalidPage] when in.Page.Page.Returned is not
-// len(in.Page.Items); or the error of an item encoding/json cannot encode.
+// len(in.Page.Items); the error of an item encoding/json cannot encode; or
+// the error of in.Page.CursorAt.
 func Fit[T any](b Budget, in FitInput[T]) (Fitted, error) {
 	f, err := prepareFit(b, in)
 	if err != nil {
@@ -508,6 +515,7 @@ func prepareFit[T any](b Budget, in FitInput[T]) (*fitter, error) {
 		}
 	}
 	f := newFitter(d, b.CharsPerToken == 0, limitChars, limitTokens, in.Page.Page, in.Call, in.Hints, len(items))
+	f.cursorAt = in.Page.CursorAt
 	if err := f.setWindow(in.Window); err != nil {
 		return nil, err
 	}
@@ -815,6 +823,9 @@ type fitter struct {
 	n       int // items in the page
 	m       int // items encoded: all, or up to the first that cannot fit
 
+	// cursorAt is the page's CursorAt: it issues the NextCursor of a cut.
+	cursorAt func(int) (string, error)
+
 	window      []byte // encoded WindowInfo, nil when none
 	windowRunes int
 
@@ -918,6 +929,7 @@ func (f *fitter) release() {
 		f.snaps, f.snapped = nil, nil
 	}
 	f.b, f.call, f.info, f.buf, f.tok = Budget{}, Call{}, PageInfo{}, nil, nil
+	f.cursorAt = nil
 	for _, t := range f.tails {
 		t.hint, t.next = "", nil
 	}
@@ -1024,6 +1036,14 @@ func (f *fitter) tailFor(k int) (*tail, error) {
 		t, mem = new(tail), new([3][]byte)
 	}
 	*t = tail{k: k, info: f.info.Cut(k)}
+	if k > 0 && k < f.info.Returned && f.cursorAt != nil {
+		// The cut position's cursor, which Cut cannot issue.
+		c, err := f.cursorAt(k)
+		if err != nil {
+			return nil, fmt.Errorf("bounded: cursor after result %d: %w", k-1, err)
+		}
+		t.info.NextCursor = c
+	}
 	var err error
 	if t.pagination, err = appendPageInfo(mem[0][:0], &t.info); err != nil {
 		return nil, err
@@ -1217,15 +1237,17 @@ func (f *fitter) search() (int, *shape, error) {
 	// Cuts of the same page differ only in a few numbers (the kept count,
 	// the next offset, the range in the hint, ...), so their envelopes differ
 	// by less than slack characters and the exact size of one cut bounds the
-	// others. slack only decides how far down the search looks; every
-	// answer is measured exactly.
+	// others; with CursorAt, also in the cursor of the cut, which the slack
+	// of each measured cut allows for whole (cursorSlack). slack only
+	// decides how far down the search looks; every answer is measured
+	// exactly.
 	const slack = 96
 	s, err := f.sizeOf(f.m-1, f.capReason)
 	if err != nil {
 		return 0, nil, err
 	}
 	head := s.chars - f.itemRunes(f.m-1) // the envelope without items
-	k := f.largestK(f.m-1, f.charCap-head+slack)
+	k := f.largestK(f.m-1, f.charCap-head+slack+f.cursorSlack(s.t))
 	for k >= 0 {
 		if s, err = f.sizeOf(k, f.capReason); err != nil {
 			return 0, nil, err
@@ -1236,9 +1258,45 @@ func (f *fitter) search() (int, *shape, error) {
 		// A shorter prefix can fit only if its items are at least
 		// excess-slack characters shorter.
 		excess := s.chars - f.charCap
-		k = min(k-1, f.largestK(k-1, f.itemRunes(k)-excess+slack))
+		k = min(k-1, f.largestK(k-1, f.itemRunes(k)-excess+slack+f.cursorSlack(s.t)))
 	}
 	return -1, s, nil
+}
+
+// cursorSlack bounds the characters that the cursor of a cut, re-issued
+// by CursorAt, adds to t's envelope over a cut without one: the cursor in
+// the pagination, and in the hint and the next call where an offset would
+// be (a cursor of fewer characters than that offset is allowed for too).
+// Cuts at other positions carry the keys of other items, so cursors of
+// other lengths: the search allows for the whole of this one. It is 0 when
+// the page has no CursorAt.
+func (f *fitter) cursorSlack(t *tail) int {
+	c := t.info.NextCursor
+	if f.cursorAt == nil || c == "" {
+		return 0
+	}
+	enc := len(c) // each byte is a character, but for escapes
+	for i := 0; i < len(c); i++ {
+		if b := c[i]; b < 0x20 || b == '"' || b == '\\' || b >= utf8.RuneSelf {
+			enc = 7 * len(c) // \u0000 in the hint's JSON string
+			break
+		}
+	}
+	name := len(orDefault(f.call.CursorArg, "cursor"))
+	return len(`,"nextCursor":""`) + 3*enc + 2*(name+len(`=\"\"`)) + 48
+}
+
+// cursorSlackTokens is cursorSlack in thousandths of a token, for the
+// Estimator: the cursor's estimate in each of its three places, with a few
+// tokens for its quotes, argument name and neighbours.
+func (f *fitter) cursorSlackTokens(t *tail) int64 {
+	c := t.info.NextCursor
+	if f.cursorAt == nil || c == "" {
+		return 0
+	}
+	var e estimate
+	e.addString(c)
+	return 3*e.total() + int64(16+Estimator{}.CountTokens(f.call.CursorArg))*milli
 }
 
 // largestK returns the largest k in [0, hi] whose items take at most runes
@@ -1376,6 +1434,9 @@ func (f *fitter) fitEstimate(kc int, s *shape) ([]byte, *shape, error) {
 	}
 	limit := int64(f.limitTokens) * milli
 	_, tail := f.estimateTokens(s)
+	// With CursorAt, each cut carries its own cursor: a shorter one may
+	// leave room for more items.
+	tail -= f.cursorSlackTokens(s.t)
 	k := kc - 1
 	var fit *shape
 	for k > 0 {
@@ -1403,7 +1464,7 @@ func (f *fitter) fitEstimate(kc int, s *shape) ([]byte, *shape, error) {
 		}
 		// The tail took more than expected: expect that much more.
 		_, t := f.estimateTokens(c)
-		tail = max(tail, t)
+		tail = max(tail, t-f.cursorSlackTokens(c.t))
 		k--
 	}
 	if fit == nil {

@@ -101,8 +101,17 @@ func checkFitted[T any](t *testing.T, name string, b Budget, in FitInput[T], fd 
 	if tr.OriginalCount != n || tr.ReturnedCount != fd.Kept || fd.Page.Returned != fd.Kept {
 		t.Errorf("%s: counts original %d returned %d page.returned %d kept %d; want original %d", name, tr.OriginalCount, tr.ReturnedCount, fd.Page.Returned, fd.Kept, n)
 	}
-	if want := in.Page.Page.Cut(fd.Kept); !reflect.DeepEqual(fd.Page, want) {
-		t.Errorf("%s: page\ngot  %+v\nwant %+v", name, fd.Page, want)
+	wantPage := in.Page.Page.Cut(fd.Kept)
+	if fd.Kept > 0 && fd.Kept < len(in.Page.Items) && in.Page.CursorAt != nil {
+		// A cut continues by the cursor after the items kept.
+		c, err := in.Page.CursorAt(fd.Kept)
+		if err != nil {
+			t.Fatalf("%s: CursorAt(%d): %v", name, fd.Kept, err)
+		}
+		wantPage.NextCursor = c
+	}
+	if !reflect.DeepEqual(fd.Page, wantPage) {
+		t.Errorf("%s: page\ngot  %+v\nwant %+v", name, fd.Page, wantPage)
 	}
 	if want := in.Call.Hint(fd.Page, in.Hints); fd.Hint != want {
 		t.Errorf("%s: hint\ngot  %q\nwant %q", name, fd.Hint, want)

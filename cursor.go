@@ -308,6 +308,30 @@ func (r *cursorReader) key() any {
 	}
 }
 
+// CursorsAt returns the [Paged.CursorAt] of a page of items that a method
+// issuing cursors read, in the method's order, starting at offset (the
+// page's PageInfo.Offset after [Request.Finish], also for a page read
+// backward): CursorAt(n) encodes with codec, for scope (as given to
+// [Limits.NormalizeCursor]), the forward [Cursor] with the keys of
+// items[n-1] and Offset offset+n. It returns nil when items is empty.
+//
+// The function keeps items itself, not a copy, and calls keys when it is
+// called: items must be the page's own slice, whose items' sort keys
+// nobody changes afterwards. It is safe for concurrent use when keys is.
+// An n outside [1, len(items)] is an error wrapping [ErrInvalidPage], and
+// keys that do not encode return [CursorCodec.Encode]'s error.
+func CursorsAt[T any](codec CursorCodec, scope string, offset int, items []T, keys func(T) []any) func(n int) (string, error) {
+	if len(items) == 0 {
+		return nil
+	}
+	return func(n int) (string, error) {
+		if n < 1 || n > len(items) {
+			return "", fmt.Errorf("%w: cursor after %d items of a page of %d", ErrInvalidPage, n, len(items))
+		}
+		return codec.Encode(scope, Cursor{Offset: offset + n, Keys: keys(items[n-1])})
+	}
+}
+
 // CompareKeys compares two key tuples of the same method, a and b, as the
 // method orders its items: desc[i] reports that key i sorts descending.
 // nil sorts after every other value in either direction (NULLS LAST, as the

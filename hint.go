@@ -18,7 +18,10 @@ const (
 	// take an offset: a page cut by a budget no longer ends on a page
 	// boundary, and its next call continues by offset.
 	ByPage
-	// ByCursor: the tool takes limit and an opaque cursor.
+	// ByCursor: the tool takes limit and an opaque cursor, and the next
+	// call continues by NextCursor: after a budget cut, by the cursor of
+	// the cut position ([Paged.CursorAt]). It must also take an offset,
+	// for pages without a NextCursor (a cut page without CursorAt).
 	ByCursor
 )
 
@@ -174,8 +177,9 @@ func orDefault(s, def string) string {
 //     pageSize unless it is the default);
 //   - ByPage after a cut that left the next item off a boundary, and
 //     ByOffset: offset (and limit unless it is the default);
-//   - ByCursor, or any style when info has a NextCursor and the style is
-//     ByCursor: cursor (and limit unless it is the default).
+//   - ByCursor, when info has a NextCursor: cursor (and limit unless it is
+//     the default); without one (a page cut by [Fit] without
+//     [Paged.CursorAt]), offset and limit as ByOffset.
 //
 // Following Next from the first page to the last returns every item once.
 func (c Call) Next(info PageInfo) (Args, bool) {

@@ -8,7 +8,8 @@ import (
 )
 
 // ErrInvalidPage is returned, wrapped with the field and value at fault, for
-// a negative or overflowing limit, offset, page number or page size.
+// a negative or overflowing limit, offset, page number or page size, and by
+// [Paged.CursorAt] for a position outside its page.
 var ErrInvalidPage = errors.New("bounded: invalid page")
 
 // ErrInvalidCursor is returned, wrapped with its cause, for a cursor that
@@ -463,8 +464,10 @@ func (pi *PageInfo) SetCursors(codec CursorCodec, scope string, first, last []an
 // kept (by a budget): Returned becomes kept, and when items were cut HasMore
 // is true and NextOffset points at the first cut item, so following the
 // pages still returns every item exactly once. NextCursor is cleared when
-// items were cut, because it pointed past them; methods that page by cursor
-// must issue a new one for the cut position.
+// items were cut, because it pointed past them, and a PageInfo has no keys
+// to issue another: [Fit] sets the cut position's cursor from the page's
+// [Paged.CursorAt] when it has one. PrevCursor is cleared when nothing was
+// kept.
 func (pi PageInfo) Cut(kept int) PageInfo {
 	if kept < 0 {
 		kept = 0
@@ -546,6 +549,19 @@ func (pi PageInfo) LastPageOffset() int {
 type Paged[T any] struct {
 	Items []T      `json:"results"`
 	Page  PageInfo `json:"pagination"`
+	// CursorAt is set by methods that issue cursors, on every page with
+	// items: CursorAt(n), for 1 <= n <= len(Items), returns the forward
+	// cursor that continues right after the first n items, exactly as
+	// NextCursor continues after all of them: the sort keys of item n-1
+	// and Offset Page.Offset+n. A page read backward has its items in the
+	// method's order too, so CursorAt is the same forward cursor. An n out
+	// of range is an error wrapping [ErrInvalidPage]; the codec's error is
+	// returned for keys that do not encode. [Fit] calls it to continue a
+	// cut page by cursor. It is nil for methods without cursors and for
+	// pages with no items, and is never encoded. Stores build it with
+	// [CursorsAt]; code that converts a page's items one for one, in
+	// order, keeps it.
+	CursorAt func(n int) (string, error) `json:"-"`
 }
 
 // Fetcher returns the page p of some ordered result set.

@@ -104,9 +104,9 @@ func (b cursorSkipping) Parents(ctx context.Context, id string, p bounded.Page) 
 	return pg, nil
 }
 
-// offsetCursors issues cursors that carry only an offset (ListNotes): a
-// walk by them skips and repeats items when others are written between its
-// pages.
+// offsetCursors issues cursors that carry only an offset (ListNotes), in
+// NextCursor and in CursorAt: a walk by them skips and repeats items when
+// others are written between its pages.
 type offsetCursors struct{ *memrepo.Store }
 
 func (b offsetCursors) ListNotes(ctx context.Context, f ports.ListFilter, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
@@ -122,7 +122,45 @@ func (b offsetCursors) ListNotes(ctx context.Context, f ports.ListFilter, p boun
 	if pg.Page.NextCursor != "" {
 		pg.Page.NextCursor = "offset:" + strconv.Itoa(pg.Page.NextOffset)
 	}
+	if pg.CursorAt != nil {
+		off := pg.Page.Offset
+		pg.CursorAt = func(n int) (string, error) { return "offset:" + strconv.Itoa(off+n), nil }
+	}
 	return pg, err
+}
+
+// shiftCursorAt makes a page's CursorAt(n) issue the cursor after n+delta
+// items (kept within the page): one item late or early, the off-by-one of a
+// store that takes the keys of the wrong item.
+func shiftCursorAt[T any](pg bounded.Paged[T], delta int) bounded.Paged[T] {
+	if at := pg.CursorAt; at != nil {
+		n := len(pg.Items)
+		pg.CursorAt = func(k int) (string, error) {
+			if k >= 1 && k <= n {
+				k = min(max(k+delta, 1), n)
+			}
+			return at(k)
+		}
+	}
+	return pg
+}
+
+// cursorAtLate issues CursorAt one item late (Backlinks): a walk that
+// continues a cut page by it skips an item.
+type cursorAtLate struct{ *memrepo.Store }
+
+func (b cursorAtLate) Backlinks(ctx context.Context, id string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
+	pg, err := b.Store.Backlinks(ctx, id, p)
+	return shiftCursorAt(pg, +1), err
+}
+
+// cursorAtEarly issues CursorAt one item early (ResponseHistory): a walk
+// that continues a cut page by it repeats an item.
+type cursorAtEarly struct{ *memrepo.Store }
+
+func (b cursorAtEarly) ResponseHistory(ctx context.Context, endpoint string, p bounded.Page) (bounded.Paged[ports.RunView], error) {
+	pg, err := b.Store.ResponseHistory(ctx, endpoint, p)
+	return shiftCursorAt(pg, -1), err
 }
 
 // allOf reads the whole answer of fetch in pages of max.
@@ -311,7 +349,31 @@ func TestBrokenStores(t *testing.T) {
 			"pages by offset behind its cursors (ListNotes)",
 			func(m *memrepo.Store) Store { return Store{Notes: offsetCursors{m}} },
 			"CursorWrites/ListNotes",
-			[]string{""},
+			[]string{"", "cut"},
+		},
+		{
+			"issues CursorAt one item late (Backlinks)",
+			func(m *memrepo.Store) Store { return Store{Notes: cursorAtLate{m}} },
+			"Notes/Backlinks",
+			[]string{"cursor-at"},
+		},
+		{
+			"issues CursorAt one item late, walked under writes (Backlinks)",
+			func(m *memrepo.Store) Store { return Store{Notes: cursorAtLate{m}} },
+			"CursorWrites/Backlinks",
+			[]string{"cut"},
+		},
+		{
+			"issues CursorAt one item early (ResponseHistory)",
+			func(m *memrepo.Store) Store { return Store{History: cursorAtEarly{m}} },
+			"History/ResponseHistory",
+			[]string{"cursor-at"},
+		},
+		{
+			"issues CursorAt one item early, walked under writes (ResponseHistory)",
+			func(m *memrepo.Store) Store { return Store{History: cursorAtEarly{m}} },
+			"CursorWrites/ResponseHistory",
+			[]string{"cut"},
 		},
 		{
 			"never stops saying more follow (Children)",

@@ -49,8 +49,11 @@
 //     [bounded.ErrInvalidCursor]. With [Harness.Cursors], walks by
 //     NextCursor equal memrepo's cursor walks page by page and the offset
 //     walk item by item, walks back by PrevCursor return the same pages,
+//     every page's [bounded.Paged.CursorAt] (the cursor a budget's cut
+//     continues by) leads to memrepo's page after the items it is given,
 //     a cursor replayed on another method is rejected, and walks stay
-//     exact while items are inserted and deleted between pages.
+//     exact while items are inserted and deleted between pages, by
+//     NextCursor and by CursorAt of pages cut as a budget cuts them.
 //   - Counts: every method under each count strategy (exact, capped
 //     under, at and over the total, none) answers as memrepo does.
 //
@@ -60,14 +63,15 @@
 // failure names the call (arguments and page) and prints the difference
 // from memrepo as a go-cmp diff (-memrepo +store).
 //
-// A run makes about 11,300 read calls and 2,100 write calls to the store
+// A run makes about 11,900 read calls and 2,150 write calls to the store
 // under test, the same on every run: the fixtures are generated from fixed
 // seeds.
 //
 // The suite is itself tested against deliberately broken stores (that skip
 // or repeat an item between pages, miscount a total, break ties otherwise,
-// treat LIKE wildcards as wildcards, ignore the maximum, or never stop
-// saying more items follow), each of which it must catch.
+// treat LIKE wildcards as wildcards, ignore the maximum, never stop saying
+// more items follow, or issue CursorAt one item late or early), each of
+// which it must catch.
 package conformance
 
 import (
@@ -100,10 +104,12 @@ type Harness struct {
 	New func(t TB) Store
 
 	// Cursors declares that the store's paged methods issue and accept
-	// NextCursor and PrevCursor. Tests of cursor walks are skipped, with a
-	// message naming the capability, when it is false (and the pages'
-	// cursor fields are not compared); with it, cursor values are the
-	// store's own and are compared with memrepo's by presence only.
+	// NextCursor and PrevCursor, and set Paged.CursorAt on every page with
+	// items. Tests of cursor walks are skipped, with a message naming the
+	// capability, when it is false (and the pages' cursor fields and
+	// CursorAt are not compared); with it, cursor values are the store's
+	// own and are compared with memrepo's by presence only (CursorAt too),
+	// and the pages they lead to are compared in full.
 	Cursors bool
 }
 

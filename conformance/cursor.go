@@ -163,3 +163,115 @@ func checkCounts[T any](t TB, s *suite, m *method[T], st, ref Store, fulls *full
 		exactlyOnce(t, s, at+" walked by NextCursor", m.key, full, got)
 	}
 }
+
+// checkCursorAt checks [bounded.Paged.CursorAt], the cursor a budget's cut
+// continues by, on three pages of 3 items of the first query: the first
+// page (read by offset), the second (read by its NextCursor) and the first
+// again (read back by the second's PrevCursor). Each page must equal
+// memrepo's page at its offset; its CursorAt(n), for n = 1, the middle and
+// the page's length, must lead to memrepo's page of 3 items at Offset+n;
+// CursorAt(len(Items)) to the page NextCursor leads to; and CursorAt(0) and
+// CursorAt(len(Items)+1) must be errors.
+func checkCursorAt[T any](t TB, s *suite, m *method[T], st, ref Store, fulls *fullCache[T]) {
+	q, full, ok := firstWalkable(t, s, m, st, fulls)
+	if !ok {
+		return
+	}
+	const size = 3
+	at := func(p bounded.Page) string { return m.label(q, p) }
+	fetch := func(p bounded.Page) (bounded.Paged[T], bool) {
+		t.Helper()
+		pg, err := q.fetch(t.Context(), st, p)
+		if err != nil {
+			t.Errorf("%s: %v", at(p), err)
+			return pg, false
+		}
+		return pg, true
+	}
+	// same reports whether got, read with p, is memrepo's page of size
+	// items at offset off.
+	same := func(p bounded.Page, got bounded.Paged[T], off int, what string) bool {
+		t.Helper()
+		want := refPage(t, m, q, ref, bounded.Page{Limit: size, Offset: off})
+		if d := s.diff(emptyNil(want), emptyNil(got)); d != "" {
+			t.Errorf("%s: %s differs from memrepo's page at offset %d (-memrepo +%s):\n%s", at(p), what, off, s.store(), d)
+			return false
+		}
+		return true
+	}
+	first := bounded.Page{Limit: size}
+	p1, ok := fetch(first)
+	if !ok || !same(first, p1, 0, "the page") {
+		return
+	}
+	pages := []pageRead[T]{{first, p1}}
+	if len(full) > size && p1.Page.NextCursor != "" {
+		second := bounded.Page{Limit: size, Cursor: p1.Page.NextCursor}
+		if p2, ok := fetch(second); ok && same(second, p2, size, "the page read by NextCursor") {
+			pages = append(pages, pageRead[T]{second, p2})
+			if p2.Page.PrevCursor != "" {
+				back := bounded.Page{Limit: size, Cursor: p2.Page.PrevCursor}
+				if pb, ok := fetch(back); ok && same(back, pb, 0, "the page read back by PrevCursor") {
+					pages = append(pages, pageRead[T]{back, pb})
+				}
+			}
+		}
+	}
+	for _, bp := range pages {
+		n := len(bp.pg.Items)
+		if bp.pg.CursorAt == nil {
+			t.Errorf("%s: a page of %d items has no CursorAt", at(bp.p), n)
+			continue
+		}
+		for _, bad := range []int{0, n + 1} {
+			if _, err := bp.pg.CursorAt(bad); err == nil {
+				t.Errorf("%s: CursorAt(%d) of a page of %d items: no error", at(bp.p), bad, n)
+			}
+		}
+		for _, k := range slices.Compact([]int{1, (n + 1) / 2, n}) {
+			c, err := bp.pg.CursorAt(k)
+			if err != nil || c == "" {
+				t.Errorf("%s: CursorAt(%d) = %q, %v; want a cursor", at(bp.p), k, c, err)
+				continue
+			}
+			next := bounded.Page{Limit: size, Cursor: c}
+			got, ok := fetch(next)
+			if !ok || !same(next, got, bp.pg.Page.Offset+k, fmt.Sprintf("the page after %d of the %d items of %s, read by its CursorAt(%d),", k, n, at(bp.p), k)) {
+				continue
+			}
+			if k == n && bp.pg.Page.HasMore {
+				// The page NextCursor leads to: for the first page, read
+				// either way, the second, read already.
+				var want bounded.Paged[T]
+				ok := len(pages) > 1 && bp.pg.Page.Offset == 0
+				if ok {
+					want = pages[1].pg
+				} else {
+					want, ok = fetch(bounded.Page{Limit: size, Cursor: bp.pg.Page.NextCursor})
+				}
+				if ok {
+					if d := s.diff(emptyNil(want), emptyNil(got)); d != "" {
+						t.Errorf("%s: CursorAt(%d) of a page of %d items leads elsewhere than its NextCursor (-NextCursor +CursorAt):\n%s", at(bp.p), k, n, d)
+					}
+				}
+			}
+		}
+	}
+}
+
+// pageRead is a page a check read, with the request it read it by.
+type pageRead[T any] struct {
+	p  bounded.Page
+	pg bounded.Paged[T]
+}
+
+// firstWalkable returns the first of m's queries whose answer has at least
+// two items, and that answer.
+func firstWalkable[T any](t TB, s *suite, m *method[T], st Store, fulls *fullCache[T]) (query[T], []T, bool) {
+	for i, q := range m.queries {
+		if full, ok := fulls.walkable(t, s, m, i, st); ok {
+			return q, full, true
+		}
+	}
+	return query[T]{}, nil, false
+}

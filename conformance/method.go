@@ -24,6 +24,8 @@ import (
 //     cursor;
 //   - cursor: walks by NextCursor and back by PrevCursor, page by page
 //     against memrepo's own cursor walk (needs Harness.Cursors);
+//   - cursor-at: the cursors of Paged.CursorAt, which a budget's cut
+//     continues by, lead to memrepo's pages (needs Harness.Cursors);
 //   - count: pages under each count strategy (capped under, at and over
 //     the total; none), by offset and by cursor;
 //   - errors: the method's own bad input;
@@ -57,6 +59,12 @@ func runMethod[T any](t TB, s *suite, m method[T], st, ref Store) {
 				t.Skipf("%s: the harness does not declare the capability Cursors: skipping NextCursor walks", s.store())
 			}
 			checkCursorWalks(t, s, &m, st, ref, fulls)
+		})
+		t.Run("cursor-at", func(t TB) {
+			if !s.h.Cursors {
+				t.Skipf("%s: the harness does not declare the capability Cursors: skipping the checks of CursorAt", s.store())
+			}
+			checkCursorAt(t, s, &m, st, ref, fulls)
 		})
 		t.Run("count", func(t TB) { checkCounts(t, s, &m, st, ref, fulls) })
 		if len(m.errs) > 0 {

@@ -30,7 +30,9 @@ import (
 //     page at every step and every item exactly once;
 //   - a walk that fits every page into a random budget with [bounded.Fit]
 //     and follows only Fitted.Next (as an agent following the envelope's
-//     next call) returns every item exactly once, never over its budget.
+//     next call) returns every item exactly once, never over its budget;
+//     with [Harness.Cursors], half the walks' next calls continue by cursor
+//     ([bounded.ByCursor]), after a cut by the page's CursorAt.
 //
 // The data sets and the random choices come from a seed: the same seeds
 // give the same calls on every run. Subtests are named
@@ -175,8 +177,11 @@ func checkProperties[T any](t TB, s *suite, r *rand.Rand, m method[T], q query[T
 	}
 	call := bounded.Call{Tool: m.tool, Args: q.args, Paging: m.paging, DefaultLimit: m.limits.Default}
 	size := randomSize(rb, m.limits)
+	if s.h.Cursors && rb.IntN(2) == 0 {
+		call.Paging = bounded.ByCursor
+	}
 	p = bounded.Page{Limit: size}
-	if m.paging == bounded.ByPage {
+	if call.Paging == bounded.ByPage {
 		var err error
 		if p, err = m.limits.FromPageNumber(0, size); err != nil {
 			t.Fatalf("FromPageNumber(0, %d): %v", size, err)
@@ -216,12 +221,16 @@ func checkProperties[T any](t TB, s *suite, r *rand.Rand, m method[T], q query[T
 			}
 			break
 		}
+		if _, byCursor := fd.Next.Get("cursor"); call.Paging == bounded.ByCursor && !byCursor {
+			t.Errorf("%s: the next call %s of a page fitted to %d of %d items continues by offset: the page has no NextCursor or CursorAt", m.label(q, p), call.Render(fd.Next), fd.Kept, len(sp.Items))
+			return
+		}
 		if p, err = pageFromArgs(call, m.limits, fd.Next); err != nil {
 			t.Errorf("%s: the next call %s: %v", m.label(q, p), call.Render(fd.Next), err)
 			return
 		}
 	}
-	exactlyOnce(t, s, fmt.Sprintf("%s fitted into budgets of %d characters and %d tokens, following the next calls", at, b.LimitChars(), b.LimitTokens()), m.key, want, got)
+	exactlyOnce(t, s, fmt.Sprintf("%s fitted into budgets of %d characters and %d tokens, following the next calls (paging %d)", at, b.LimitChars(), b.LimitTokens(), call.Paging), m.key, want, got)
 }
 
 // largest returns the candidate whose answer (read from ref with a page of

@@ -32,13 +32,23 @@ func newSuite(h Harness) *suite {
 		}),
 	}
 	if h.Cursors {
-		// Cursors are each store's own encoding: compared by presence.
-		s.opts = append(s.opts, cmp.FilterPath(isCursorField, cmp.Comparer(func(a, b string) bool { return (a == "") == (b == "") })))
+		// Cursors are each store's own encoding: compared by presence, and
+		// so is Paged.CursorAt (go-cmp finds two functions equal only when
+		// both are nil); the cursor-at checks follow what it returns.
+		s.opts = append(s.opts, cmp.FilterPath(isCursorField, cmp.Comparer(func(a, b string) bool { return (a == "") == (b == "") })),
+			cmp.Comparer(func(a, b func(int) (string, error)) bool { return (a == nil) == (b == nil) }))
 	} else {
 		// A store without cursors issues none; memrepo's are ignored.
-		s.opts = append(s.opts, cmpopts.IgnoreFields(bounded.PageInfo{}, "NextCursor", "PrevCursor"))
+		s.opts = append(s.opts, cmpopts.IgnoreFields(bounded.PageInfo{}, "NextCursor", "PrevCursor"),
+			cmp.FilterPath(isCursorAtField, cmp.Ignore()))
 	}
 	return s
+}
+
+// isCursorAtField reports a path ending at Paged's CursorAt.
+func isCursorAtField(p cmp.Path) bool {
+	sf, ok := p.Last().(cmp.StructField)
+	return ok && sf.Name() == "CursorAt" && sf.Type().Kind() == reflect.Func
 }
 
 // isCursorField reports a path ending at PageInfo's NextCursor or
@@ -482,6 +492,26 @@ func pageFromArgs(c bounded.Call, l bounded.Limits, args bounded.Args) (bounded.
 	var size int
 	var err error
 	switch c.Paging {
+	case bounded.ByCursor:
+		size, _, err = get("limit")
+		if err != nil {
+			return bounded.Page{}, err
+		}
+		if v, ok := args.Get("cursor"); ok {
+			cur, isString := v.(string)
+			if !isString || cur == "" {
+				return bounded.Page{}, fmt.Errorf("argument cursor is %T %v, want a cursor", v, v)
+			}
+			return bounded.Page{Limit: size, Cursor: cur}, nil
+		}
+		off, hasOff, err := get("offset")
+		if err != nil {
+			return bounded.Page{}, err
+		}
+		if !hasOff {
+			return bounded.Page{}, fmt.Errorf("the next call %v has neither cursor nor offset", args)
+		}
+		return bounded.Page{Limit: size, Offset: off}, nil
 	case bounded.ByPage:
 		size, _, err = get("pageSize")
 		if err != nil {

@@ -137,6 +137,64 @@ func TestCursorBackward(t *testing.T) {
 	}
 }
 
+// TestCursorAt checks every page's CursorAt, on pages read by offset, by
+// cursor and backward: CursorAt(n) continues right after item n-1, at
+// Offset+n, and CursorAt(len(Items)) where NextCursor does.
+func TestCursorAt(t *testing.T) {
+	ctx := context.Background()
+	s := memrepo.New()
+	putNotes(t, s, 20)
+	list := func(p bounded.Page) bounded.Paged[ports.NoteRef] {
+		t.Helper()
+		pg, err := s.ListNotes(ctx, ports.ListFilter{}, p)
+		if err != nil {
+			t.Fatalf("%+v: %v", p, err)
+		}
+		return pg
+	}
+	full := list(bounded.Page{Limit: 200}).Items
+	last := list(bounded.Page{Limit: 6, Offset: 18})
+	pages := map[string]bounded.Paged[ports.NoteRef]{
+		"first":     list(bounded.Page{Limit: 6}),
+		"by offset": list(bounded.Page{Limit: 6, Offset: 7}),
+		"by cursor": list(bounded.Page{Limit: 6, Cursor: list(bounded.Page{Limit: 5}).Page.NextCursor}),
+		"backward":  list(bounded.Page{Limit: 6, Cursor: last.Page.PrevCursor}),
+		"last":      last,
+	}
+	for name, pg := range pages {
+		if pg.CursorAt == nil {
+			t.Errorf("%s: no CursorAt", name)
+			continue
+		}
+		for n := 1; n <= len(pg.Items); n++ {
+			c, err := pg.CursorAt(n)
+			if err != nil {
+				t.Fatalf("%s: CursorAt(%d): %v", name, n, err)
+			}
+			next := list(bounded.Page{Limit: 3, Cursor: c})
+			off := pg.Page.Offset + n
+			want := full[off:min(off+3, len(full))]
+			if diff := cmp.Diff(ids(want), ids(next.Items)); diff != "" || next.Page.Offset != off {
+				t.Errorf("%s (offset %d): CursorAt(%d) continues at offset %d (-want +got):\n%s", name, pg.Page.Offset, n, next.Page.Offset, diff)
+			}
+			if n == len(pg.Items) && pg.Page.HasMore {
+				byNext := list(bounded.Page{Limit: 3, Cursor: pg.Page.NextCursor})
+				if diff := cmp.Diff(byNext, next, cursorPresence, ignoreCursors[1]); diff != "" {
+					t.Errorf("%s: CursorAt(%d) and NextCursor continue differently (-NextCursor +CursorAt):\n%s", name, n, diff)
+				}
+			}
+		}
+		for _, n := range []int{0, -1, len(pg.Items) + 1} {
+			if _, err := pg.CursorAt(n); !errors.Is(err, bounded.ErrInvalidPage) {
+				t.Errorf("%s: CursorAt(%d) of %d items: %v; want ErrInvalidPage", name, n, len(pg.Items), err)
+			}
+		}
+	}
+	if pg := list(bounded.Page{Offset: 20}); pg.CursorAt != nil {
+		t.Errorf("a page past the end has a CursorAt")
+	}
+}
+
 func TestCursorRejected(t *testing.T) {
 	ctx := context.Background()
 	s := memrepo.New()
@@ -293,5 +351,11 @@ func TestCountStrategies(t *testing.T) {
 }
 
 // ignoreCursors leaves cursors out of comparisons of pages whose cursors
-// the test does not check.
-var ignoreCursors = cmpopts.IgnoreFields(bounded.PageInfo{}, "NextCursor", "PrevCursor")
+// the test does not check: NextCursor, PrevCursor and Paged.CursorAt.
+var ignoreCursors = cmp.Options{
+	cmpopts.IgnoreFields(bounded.PageInfo{}, "NextCursor", "PrevCursor"),
+	cmp.FilterPath(func(p cmp.Path) bool {
+		sf, ok := p.Last().(cmp.StructField)
+		return ok && sf.Name() == "CursorAt"
+	}, cmp.Ignore()),
+}

@@ -88,10 +88,11 @@ func (s *Store) request(l bounded.Limits, p bounded.Page, scope string) (bounded
 // starts at req.Offset; a cursor request after (or, backward, before) the
 // cursor's keys, found by binary search. The count follows req.Count
 // (len(all) is the exact total; exact whatever req.Count when the page is
-// empty past the start), HasMore whether items lie past the page,
-// and the page's cursors are issued for scope. A page with no items (an
-// empty set, or an offset at or past the end) has nil Items. A cursor whose
-// keys do not fit o is [bounded.ErrInvalidCursor].
+// empty past the start), HasMore whether items lie past the page, and the
+// page's cursors (NextCursor, PrevCursor and CursorAt) are issued for
+// scope. A page with no items (an empty set, or an offset at or past the
+// end) has nil Items and no CursorAt. A cursor whose keys do not fit o is
+// [bounded.ErrInvalidCursor].
 func pageOf[S, T any](s *Store, req bounded.Request, scope string, o ports.Order[T], all []S, view func(S) T) (bounded.Paged[T], error) {
 	start, end := 0, 0
 	more := false
@@ -137,7 +138,7 @@ func pageOf[S, T any](s *Store, req bounded.Request, scope string, o ports.Order
 			return bounded.Paged[T]{}, err
 		}
 	}
-	return bounded.Paged[T]{Items: items, Page: info}, nil
+	return bounded.Paged[T]{Items: items, Page: info, CursorAt: bounded.CursorsAt(s.codec, scope, info.Offset, items, o.Keys)}, nil
 }
 
 // clone returns a copy of s that shares no memory with it; nil when s is

@@ -17,7 +17,9 @@
 // counts its total as the page's [bounded.CountMode] asks in the same
 // snapshot as the page, learns HasMore by reading one item past the page,
 // builds its PageInfo with [bounded.Request.Finish] and its cursors with
-// [bounded.PageInfo.SetCursors] (keys of the method's [Order]), and answers
+// [bounded.PageInfo.SetCursors] and [bounded.CursorsAt] (keys of the
+// method's [Order]; the latter sets [bounded.Paged.CursorAt], the cursor of
+// a budget's cut), and answers
 // an offset at or past the end with no items (nil), HasMore false and the
 // total, never an error. An id given to a read method is checked
 // with [ValidateQuery] (an empty, invalid or NUL-holding id is

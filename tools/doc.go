@@ -43,6 +43,8 @@
 // for [Config.Budget].
 // Paged tools take limit and offset, except search_knowledge, which takes a
 // 0-based page and pageSize, and offset to continue after a budget cut.
+// Under [Config.CursorHints] every next call continues by cursor instead,
+// after a budget cut too.
 //
 // # Responses
 //

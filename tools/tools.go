@@ -60,8 +60,9 @@ type Config struct {
 	Hints bounded.HintStyle
 	// CursorHints makes every paged tool's next call (in next and in the
 	// hint) continue by cursor: after the page's last result, by its sort
-	// keys, so that a walk stays exact while the data changes and a deep
-	// page costs what the first does. Without it next calls continue by
+	// keys (after the last result kept, when the budget cut the page), so
+	// that a walk stays exact while the data changes and a deep page costs
+	// what the first does. Without it next calls continue by
 	// offset or page number, which agents read more easily. Either way
 	// every paged tool accepts a cursor argument, and pagination carries
 	// nextCursor.
@@ -381,18 +382,27 @@ func (s *Set) describe(sp *spec) string {
 	var b strings.Builder
 	b.WriteString(sp.desc)
 	l := sp.limits
+	byCursor := sp.paged && !sp.noCursor && s.cfg.CursorHints
 	switch {
 	case !sp.paged:
 	case sp.paging == bounded.ByPage:
-		fmt.Fprintf(&b, " Pages are 0-based: omit page (or pass 0) for the first %s results; pageSize sets the page size (default %s, maximum %s). Each response's hint says how many pages remain and names the exact next call, whose arguments are in next; after a response cut to fit its budget, next continues by offset.",
+		fmt.Fprintf(&b, " Pages are 0-based: omit page (or pass 0) for the first %s results; pageSize sets the page size (default %s, maximum %s). Each response's hint says how many pages remain and names the exact next call, whose arguments are in next",
 			bounded.FormatCount(l.Default), bounded.FormatCount(l.Default), bounded.FormatCount(l.Max))
+		if !byCursor {
+			b.WriteString("; after a response cut to fit its budget, next continues by offset")
+		}
+		b.WriteString(".")
 	default:
-		fmt.Fprintf(&b, " Returns %s results per call by default, %s at most (limit). pagination has total, hasMore and nextOffset; to continue, call again with the arguments in next (the same arguments with offset=nextOffset).",
+		fmt.Fprintf(&b, " Returns %s results per call by default, %s at most (limit). pagination has total, hasMore and nextOffset; to continue, call again with the arguments in next",
 			bounded.FormatCount(l.Default), bounded.FormatCount(l.Max))
+		if !byCursor {
+			b.WriteString(" (the same arguments with offset=nextOffset)")
+		}
+		b.WriteString(".")
 	}
 	if sp.paged && !sp.noCursor {
-		if s.cfg.CursorHints {
-			b.WriteString(" next continues by cursor (pagination.nextCursor), which stays exact while results change; offset and page still jump anywhere.")
+		if byCursor {
+			b.WriteString(" next continues by cursor (pagination.nextCursor, also after a response cut to fit its budget), which stays exact while results change; offset and page still jump anywhere.")
 		} else {
 			b.WriteString(" To page deep or while results change, continue with cursor=pagination.nextCursor instead.")
 		}
@@ -423,9 +433,10 @@ func fit[T any](r *request, page bounded.Paged[T], relevance func(T) float64, wi
 	return out.JSON, nil
 }
 
-// mapPage converts the items of a page, keeping its page info.
+// mapPage converts the items of a page one for one, in order, keeping its
+// page info and its CursorAt (the cursor after n items is the same).
 func mapPage[S, T any](p bounded.Paged[S], f func(i int, x S) T) bounded.Paged[T] {
-	out := bounded.Paged[T]{Page: p.Page}
+	out := bounded.Paged[T]{Page: p.Page, CursorAt: p.CursorAt}
 	if len(p.Items) > 0 {
 		out.Items = make([]T, len(p.Items))
 		for i, x := range p.Items {

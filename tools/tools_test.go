@@ -486,12 +486,15 @@ func TestWalkExactlyOnce(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			walkEveryTool(t, set)
+			walkEveryTool(t, set, cursorHints)
 		})
 	}
 }
 
-func walkEveryTool(t *testing.T, set *tools.Set) {
+// walkEveryTool walks every paged tool of set; cursorHints says that set
+// continues by cursor, whose cut responses carry the cursor three times
+// (pagination, hint and next): their smallest budget is a little larger.
+func walkEveryTool(t *testing.T, set *tools.Set, cursorHints bool) {
 	var allIDs []string
 	for i := range 25 {
 		allIDs = append(allIDs, fmt.Sprintf(`"notes/%02d"`, i))
@@ -521,6 +524,10 @@ func walkEveryTool(t *testing.T, set *tools.Set) {
 		name := c.tool + " " + c.args
 		with := func(extra string) string { return strings.TrimSuffix(c.args, "}") + sep(c.args) + extra + "}" }
 		small := cmp.Or(c.budget, 1200)
+		tiny := small - 200
+		if cursorHints {
+			tiny = small - 100
+		}
 		want := map[bool][]string{}
 		size := map[bool]int{} // characters of the whole set in one response
 		for _, concise := range []bool{false, true} {
@@ -548,7 +555,7 @@ func walkEveryTool(t *testing.T, set *tools.Set) {
 			{fmt.Sprintf(`"%s":7`, c.size), 0, false},
 			{fmt.Sprintf(`"budget":%d`, small), small, false},
 			{fmt.Sprintf(`"%s":5,"budget":%d`, c.size, small*3/2), small * 3 / 2, false},
-			{fmt.Sprintf(`"detail":"concise","budget":%d`, small-200), small - 200, true},
+			{fmt.Sprintf(`"detail":"concise","budget":%d`, tiny), tiny, true},
 		} {
 			got, cuts := walk(t, set, c.tool, with(w.extra), w.budget)
 			if !slices.Equal(got, want[w.concise]) {
@@ -580,6 +587,64 @@ func TestBudgetCutContinuesByOffset(t *testing.T) {
 	want := fmt.Sprintf(`{"query":"entity","budget":4000,"offset":%d,"pageSize":10}`, n)
 	if string(env.Next) != want || env.Pagination.NextOffset != n {
 		t.Errorf("next %s, nextOffset %d; want %s", env.Next, env.Pagination.NextOffset, want)
+	}
+}
+
+// TestBudgetCutContinuesByCursor checks the paged tools under
+// CursorHints: a response cut to fit its budget names the cursor of the cut
+// position (pagination.nextCursor) in its next call and its hint, and that
+// call continues with the first result cut. Without CursorHints the cut
+// response continues by offset, and its nextCursor leads to the same
+// results.
+func TestBudgetCutContinuesByCursor(t *testing.T) {
+	s := fixtures(t)
+	for _, c := range []struct {
+		tool, args, size string
+		max              int
+	}{
+		{"list_notes", `{}`, "limit", 50},
+		{"get_backlinks", `{"id":"Home"}`, "limit", 50},
+		{"search_knowledge", `{"query":"entity"}`, "pageSize", 50},
+		{"get_response_history", `{"endpointId":"ep1"}`, "limit", 10},
+		{"search_code", `{"query":"parseToken validate"}`, "limit", 50},
+	} {
+		with := func(extra string) string { return strings.TrimSuffix(c.args, "}") + sep(c.args) + extra + "}" }
+		for _, cursorHints := range []bool{true, false} {
+			set, err := tools.New(tools.Config{Notes: s, Knowledge: s, History: s, Code: s, Budget: quiet, CursorHints: cursorHints})
+			if err != nil {
+				t.Fatal(err)
+			}
+			whole, _ := call(t, set, c.tool, with(fmt.Sprintf(`"%s":%d,"detail":"concise"`, c.size, c.max)))
+			all := keys(t, whole)
+			args := with(fmt.Sprintf(`"%s":10,"budget":1500`, c.size))
+			env, _ := call(t, set, c.tool, args)
+			at := fmt.Sprintf("%s(%s) with CursorHints %v", c.tool, args, cursorHints)
+			n := len(env.Results)
+			if !env.Truncated || n == 0 || n >= len(all) || !env.Pagination.HasMore {
+				t.Fatalf("%s: %d of %d results, truncated %v: want a cut", at, n, len(all), env.Truncated)
+			}
+			nc := env.Pagination.NextCursor
+			if nc == "" {
+				t.Fatalf("%s: a cut page without nextCursor: %+v", at, env.Pagination)
+			}
+			next := orderedArgs(t, env.Next)
+			cur, byCursor := next.Get("cursor")
+			_, byOffset := next.Get("offset")
+			switch {
+			case cursorHints && (cur != nc || byOffset || !strings.Contains(env.Hint, fmt.Sprintf("cursor=%q", nc))):
+				t.Errorf("%s: next %s, hint %q; want both to continue by cursor %q", at, env.Next, env.Hint, nc)
+			case !cursorHints && (byCursor || !byOffset):
+				t.Errorf("%s: next %s; want it to continue by offset", at, env.Next)
+			}
+			// The next call, and the cursor whatever the hints, continue
+			// with the first result cut.
+			for _, follow := range []string{string(env.Next), with(fmt.Sprintf(`"%s":10,"cursor":%q`, c.size, nc))} {
+				got, _ := call(t, set, c.tool, follow)
+				if ks := keys(t, got); len(ks) == 0 || ks[0] != all[n] || got.Pagination.Offset != n {
+					t.Errorf("%s: %s(%s) continues at offset %d with %q; want offset %d, %q", at, c.tool, follow, got.Pagination.Offset, ks, n, all[n])
+				}
+			}
+		}
 	}
 }
 

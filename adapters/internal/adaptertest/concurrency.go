@@ -134,7 +134,7 @@ func SameReads(t *testing.T, ref, got Store, when string, every int) {
 			}
 			return
 		}
-		if d := cmp.Diff(want, have); d != "" {
+		if d := cmp.Diff(want, have, CursorAtPresence); d != "" {
 			t.Errorf("%s: %s differs (-want +got):\n%s", when, call, d)
 		}
 	}

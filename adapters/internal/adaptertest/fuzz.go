@@ -158,7 +158,7 @@ func (f *Fuzzer) Check(t *testing.T, q string, mode uint8, limit, offset int) {
 		case (werr == nil) != (gerr == nil) || !errors.Is(gerr, sentinelOf(werr)):
 			t.Errorf("%s: error %v, memrepo %v", at, gerr, werr)
 		case werr == nil:
-			if d := cmp.Diff(want, got); d != "" {
+			if d := cmp.Diff(want, got, CursorAtPresence); d != "" {
 				t.Errorf("%s: differs from memrepo (-memrepo +store):\n%s", at, d)
 			}
 		}

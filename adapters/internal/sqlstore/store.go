@@ -382,8 +382,8 @@ func (s *Store) run(ctx context.Context, q paged, req bounded.Request, scan func
 // extra column), and returns the item and whether the row holds one (false
 // for the NULL row of an empty page). The page's info and cursors (for
 // scope, with the keys of o) are derived as every store derives them
-// ([bounded.Request.Finish], [bounded.PageInfo.SetCursors]). It also
-// returns the extra count columns.
+// ([bounded.Request.Finish], [bounded.PageInfo.SetCursors],
+// [bounded.CursorsAt]). It also returns the extra count columns.
 func collect[T any](ctx context.Context, s *Store, q paged, req bounded.Request, scope string, o ports.Order[T],
 	row func(counts []any, rows *sql.Rows) (T, bool, error)) (bounded.Paged[T], []int64, error) {
 	if req.At != nil {
@@ -421,12 +421,13 @@ func collect[T any](ctx context.Context, s *Store, q paged, req bounded.Request,
 		slices.Reverse(items)
 	}
 	info := req.Finish(len(items), more, int(total))
+	codec := bounded.CursorCodec{Key: s.d.CursorKey}
 	if len(items) > 0 {
-		if err := info.SetCursors(bounded.CursorCodec{Key: s.d.CursorKey}, scope, o.Keys(items[0]), o.Keys(items[len(items)-1]), req.Backward() && more); err != nil {
+		if err := info.SetCursors(codec, scope, o.Keys(items[0]), o.Keys(items[len(items)-1]), req.Backward() && more); err != nil {
 			return bounded.Paged[T]{}, nil, err
 		}
 	}
-	return bounded.Paged[T]{Items: items, Page: info}, extra, nil
+	return bounded.Paged[T]{Items: items, Page: info, CursorAt: bounded.CursorsAt(codec, scope, info.Offset, items, o.Keys)}, extra, nil
 }
 
 // keyJoin joins the rows of table (as alias) whose key column equals k.id,
