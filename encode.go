@@ -149,6 +149,7 @@ type structField struct {
 	offset uintptr
 	enc    encFunc
 	empty  func(p unsafe.Pointer) bool // nil without omitempty
+	str    bool                        // a plain string: written inline
 }
 
 // compileStruct compiles a struct as encoding/json lays it out: its
@@ -171,6 +172,10 @@ func compileStruct(t reflect.Type, visiting map[reflect.Type]bool) (encFunc, boo
 			b = append(b, next)
 			next = ','
 			b = append(b, f.key...)
+			if f.str {
+				b = appendJSONString(b, *(*string)(fp))
+				continue
+			}
 			var ok bool
 			if b, ok = f.enc(b, fp); !ok {
 				return b, false
@@ -242,6 +247,7 @@ func collectFields(t reflect.Type, base uintptr, visiting map[reflect.Type]bool,
 			return false
 		}
 		f := structField{key: `"` + name + `":`, offset: base + sf.Offset, enc: enc}
+		f.str = sf.Type.Kind() == reflect.String && !marshals(sf.Type) && sf.Type != numberType
 		if omitEmpty {
 			if f.empty = emptyTest(sf.Type); f.empty == nil {
 				f.empty = func(unsafe.Pointer) bool { return false }

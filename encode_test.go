@@ -42,35 +42,36 @@ type encInner struct {
 }
 
 type encAll struct {
-	S       string            `json:"s"`
-	SE      string            `json:"se,omitempty"`
-	B       bool              `json:"b"`
-	BE      bool              `json:",omitempty"`
-	I       int               `json:"i"`
-	I8      int8              `json:"i8"`
-	I16     int16             `json:"i16"`
-	I32     int32             `json:"i32"`
-	I64     int64             `json:"i64,omitempty"`
-	U       uint              `json:"u"`
-	U8      uint8             `json:"u8"`
-	U16     uint16            `json:"u16"`
-	U32     uint32            `json:"u32"`
-	U64     uint64            `json:"u64,omitempty"`
-	UP      uintptr           `json:"up"`
-	F32     float32           `json:"f32"`
-	F64     float64           `json:"f64,omitempty"`
-	Bytes   []byte            `json:"bytes"`
-	BytesE  []byte            `json:"bytesE,omitempty"`
-	Strs    []string          `json:"strs"`
-	StrsE   []string          `json:"strsE,omitempty"`
-	Ptr     *string           `json:"ptr"`
-	PtrE    *string           `json:"ptrE,omitempty"`
-	Inner   encInner          `json:"inner"`
-	Inners  []encInner        `json:"inners"`
-	PInner  *encInner         `json:"pInner,omitempty"`
-	When    time.Time         `json:"when"`
-	WhenP   *time.Time        `json:"whenP"`
-	Matrix  [][]float64       `json:"matrix"`
+	S      string      `json:"s"`
+	SE     string      `json:"se,omitempty"`
+	B      bool        `json:"b"`
+	BE     bool        `json:",omitempty"`
+	I      int         `json:"i"`
+	I8     int8        `json:"i8"`
+	I16    int16       `json:"i16"`
+	I32    int32       `json:"i32"`
+	I64    int64       `json:"i64,omitempty"`
+	U      uint        `json:"u"`
+	U8     uint8       `json:"u8"`
+	U16    uint16      `json:"u16"`
+	U32    uint32      `json:"u32"`
+	U64    uint64      `json:"u64,omitempty"`
+	UP     uintptr     `json:"up"`
+	F32    float32     `json:"f32"`
+	F64    float64     `json:"f64,omitempty"`
+	Bytes  []byte      `json:"bytes"`
+	BytesE []byte      `json:"bytesE,omitempty"`
+	Strs   []string    `json:"strs"`
+	StrsE  []string    `json:"strsE,omitempty"`
+	Ptr    *string     `json:"ptr"`
+	PtrE   *string     `json:"ptrE,omitempty"`
+	Inner  encInner    `json:"inner"`
+	Inners []encInner  `json:"inners"`
+	PInner *encInner   `json:"pInner,omitempty"`
+	When   time.Time   `json:"when"`
+	WhenP  *time.Time  `json:"whenP"`
+	Matrix [][]float64 `json:"matrix"`
+	//lint:ignore SA5008 "-," names the field "-": encoding/json's rule under test
 	Dash    string            `json:"-,"`
 	Skip    string            `json:"-"`
 	Punct   string            `json:"a-b.c/d:e"`
@@ -247,6 +248,7 @@ func TestFastEncoderDeclines(t *testing.T) {
 		"embedded with a name":               reflect.TypeFor[encEmbeddedNamed](),
 		"embedded MarshalJSON":               reflect.TypeFor[encEmbeddedMarshaler](),
 		"invalid tag name": reflect.TypeFor[struct {
+			//lint:ignore SA5008 a tag name encoding/json rejects, under test
 			A string `json:"a\"b"`
 		}](),
 		"recursive": reflect.TypeFor[encRecursive](),
