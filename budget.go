@@ -1728,13 +1728,6 @@ func appendPageInfo(b []byte, pi *PageInfo) ([]byte, error) {
 // invalid UTF-8 as \ufffd, and U+2028, U+2029 escaped.
 func appendJSONString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
-	const (
-		ones  = 0x0101010101010101
-		high  = 0x8080808080808080
-		quote = 0x2222222222222222
-		bslsh = 0x5c5c5c5c5c5c5c5c
-		space = 0x2020202020202020
-	)
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -1750,17 +1743,14 @@ func appendJSONString(b []byte, s string) []byte {
 			break
 		}
 		if len(s)-i >= 8 {
-			// Skip 8 bytes at a time while none is a quote, a backslash,
-			// a control character or non-ASCII: (w-ones)&^w has a high bit
-			// set for each zero byte of w (and only where one precedes it).
-			_ = s[i+7]
-			w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-			q, bs := w^quote, w^bslsh
-			if ((q-ones)&^q|(bs-ones)&^bs|(w-space)|w)&high == 0 {
+			// 8 bytes at a time while none needs a look.
+			if plainMask(load64(s, i)) == 0 {
 				i += 8
 				continue
 			}
+		} else if len(s) >= 8 && plainMask(load64(s, len(s)-8)) == 0 {
+			// The last few bytes, read as the end of the last 8: plain.
+			break
 		}
 		c := s[i]
 		if c < utf8.RuneSelf {
