@@ -3,6 +3,7 @@ package bounded
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -99,25 +100,11 @@ func BenchmarkFitVsMarshal(b *testing.B) {
 			docs, in, budget := benchInput(n)
 			flat := budget
 			flat.CharsPerToken = DefaultCharsPerToken
-			// The three run in a rotating order, so that each follows each
-			// of the others as often: what one leaves behind (garbage to
-			// collect, caches filled) is charged to all alike.
-			var took [3]time.Duration
-			run := [3]func() error{
+			took := rotating(b,
 				func() error { _, err := Fit(budget, in); return err },
 				func() error { _, err := json.Marshal(docs); return err },
 				func() error { _, err := Fit(flat, in); return err },
-			}
-			for i := 0; b.Loop(); i++ {
-				for j := range 3 {
-					k := (i + j) % 3
-					t0 := time.Now()
-					if err := run[k](); err != nil {
-						b.Fatal(err)
-					}
-					took[k] += time.Since(t0)
-				}
-			}
+			)
 			b.ReportMetric(float64(took[0])/float64(took[1]), "fit/marshal")
 			b.ReportMetric(float64(took[2])/float64(took[1]), "flat/marshal")
 		})
@@ -151,4 +138,68 @@ func BenchmarkFitEstimatorVsFlat(b *testing.B) {
 			b.ReportMetric(float64(est)/float64(fl), "estimator/flat")
 		})
 	}
+}
+
+// benchDocDeclined is benchDoc with a map field, always empty and omitted:
+// the same JSON, but a type Fit's compiled encoder declines, so that Fit
+// encodes it with encoding/json.
+type benchDocDeclined struct {
+	ID      string         `json:"id"`
+	Title   string         `json:"title"`
+	Path    string         `json:"path"`
+	Content string         `json:"content"`
+	Score   float64        `json:"score"`
+	Tags    []string       `json:"tags"`
+	Extra   map[string]int `json:"extra,omitempty"`
+}
+
+// BenchmarkFitDeclinedVsMarshal is BenchmarkFitVsMarshal for items of a
+// type the compiled encoder declines (encoding/json encodes them in Fit
+// too): fit/marshal with the default budget, flat/marshal with a flat
+// DefaultCharsPerToken, in a rotating order.
+func BenchmarkFitDeclinedVsMarshal(b *testing.B) {
+	if fastEncoderFor(reflect.TypeFor[benchDocDeclined]()) != nil {
+		b.Fatal("benchDocDeclined has a compiled encoder")
+	}
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			src, _, budget := benchInput(n)
+			docs := make([]benchDocDeclined, len(src))
+			for i, d := range src {
+				docs[i] = benchDocDeclined{d.ID, d.Title, d.Path, d.Content, d.Score, d.Tags, nil}
+			}
+			in := FitInput[benchDocDeclined]{
+				Page: Paged[benchDocDeclined]{Items: docs, Page: Request{Limit: n}.Info(5*n, n)},
+				Call: Call{Tool: "search_knowledge", Args: Args{{"query", "auth"}}, Paging: ByPage, DefaultLimit: n},
+			}
+			flat := budget
+			flat.CharsPerToken = DefaultCharsPerToken
+			took := rotating(b,
+				func() error { _, err := Fit(budget, in); return err },
+				func() error { _, err := json.Marshal(docs); return err },
+				func() error { _, err := Fit(flat, in); return err },
+			)
+			b.ReportMetric(float64(took[0])/float64(took[1]), "fit/marshal")
+			b.ReportMetric(float64(took[2])/float64(took[1]), "flat/marshal")
+		})
+	}
+}
+
+// rotating runs each of run once an iteration of b's loop, in a rotating
+// order, so that each follows each of the others as often: what one leaves
+// behind (garbage to collect, caches filled) is charged to all alike. It
+// returns the time each took in all.
+func rotating(b *testing.B, run ...func() error) []time.Duration {
+	took := make([]time.Duration, len(run))
+	for i := 0; b.Loop(); i++ {
+		for j := range run {
+			k := (i + j) % len(run)
+			t0 := time.Now()
+			if err := run[k](); err != nil {
+				b.Fatal(err)
+			}
+			took[k] += time.Since(t0)
+		}
+	}
+	return took
 }
