@@ -430,16 +430,20 @@ type Fitted struct {
 // results, the pagination after the cut, the truncation report, the hint and
 // next call of the cut page, contentMetadata) is at most b.LimitChars()
 // characters and b.LimitTokens() tokens. Sizes are exact, not estimated: each
-// item is encoded once, with encoding/json and HTML escaping off, and the
-// JSON is assembled from those bytes. Items are encoded in batches, each as
-// encoding/json encodes a slice of them (a type's MarshalJSON is called as
-// json.Marshal of the page calls it): the first item alone, then batches of
-// at most three times as many items as before, and about as many as the
-// ceiling leaves room for at the items' mean size so far. Encoding stops
-// after the batch that takes the items over the character ceiling: items
-// past the cut are encoded only as far as that batch goes. The items keep
-// their order: the first ones are the most relevant for methods that return
-// the most relevant first.
+// item is encoded once, to the bytes encoding/json writes with HTML escaping
+// off, and the JSON is assembled from those bytes. Items of a type made of
+// structs, strings, numbers, booleans, times, pointers and slices of those
+// are written by an encoder compiled once per type, one at a time, straight
+// into the response; encoding stops after the item that takes the items
+// over the character ceiling. Other types (with maps, interfaces, their own
+// MarshalJSON, ...) are encoded by encoding/json in batches, each as it
+// encodes a slice of them (a type's MarshalJSON is called as json.Marshal
+// of the page calls it): the first item alone, then batches of at most
+// three times as many items as before, and about as many as the ceiling
+// leaves room for at the items' mean size so far; encoding stops after the
+// batch that takes the items over the ceiling. The items keep their order:
+// the first ones are the most relevant for methods that return the most
+// relevant first.
 //
 // When items are cut, the pagination's HasMore is true and NextOffset is the
 // first cut item ([PageInfo.Cut]), so that following Fitted.Next (or the
