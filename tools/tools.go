@@ -184,6 +184,9 @@ type request struct {
 	detailed bool
 	// noContext turns hierarchy context off (the hierarchy tools).
 	noContext bool
+	// noCursor: the tool takes no cursor (it pages in memory), so its
+	// responses carry none.
+	noCursor bool
 }
 
 // handler answers a parsed call.
@@ -272,7 +275,7 @@ var cursorParam = param{name: "cursor", kind: kindString, role: roleCursor, sent
 
 // newRequest builds the page, the call and the budget of a parsed call.
 func (s *Set) newRequest(sp *spec, in *input) (*request, error) {
-	r := &request{in: in, hints: s.cfg.Hints, detailed: in.str("detail") != "concise", budget: s.cfg.Budget}
+	r := &request{in: in, hints: s.cfg.Hints, detailed: in.str("detail") != "concise", budget: s.cfg.Budget, noCursor: sp.noCursor}
 	r.budget = callBudget(s.cfg.Budget, in)
 	r.call = bounded.Call{Tool: sp.name, Paging: sp.paging, DefaultLimit: sp.limits.Default}
 	if s.cfg.CursorHints && sp.paged && !sp.noCursor {
@@ -424,6 +427,10 @@ func (s *Set) describe(sp *spec) string {
 // relevance, when set, scores the items (most relevant first); window, when
 // set, becomes the envelope's contentMetadata.
 func fit[T any](r *request, page bounded.Paged[T], relevance func(T) float64, window *bounded.WindowInfo) ([]byte, error) {
+	if r.noCursor {
+		// A cursor the store issued that this tool cannot take back.
+		page.Page.NextCursor, page.Page.PrevCursor, page.CursorAt = "", "", nil
+	}
 	out, err := bounded.Fit(r.budget, bounded.FitInput[T]{
 		Page: page, Call: r.call, Hints: r.hints, Relevance: relevance, Window: window,
 	})

@@ -827,6 +827,14 @@ func TestCursors(t *testing.T) {
 	if env.Pagination.NextCursor == "" || !strings.Contains(string(env.Next), `"cursor":`) || !strings.Contains(env.Hint, "cursor=") {
 		t.Fatalf("get_backlinks with CursorHints: next %s, hint %q; want both to continue by cursor", env.Next, env.Hint)
 	}
+	// A tool that takes no cursor returns none, though its store issues
+	// them: its next calls go by offset.
+	for _, args := range []string{`{"id":"projects/alpha","category":"internal","limit":1}`, `{"id":"projects/alpha","category":"internal","limit":1,"offset":1}`, `{"id":"projects/alpha","limit":1,"offset":1}`} {
+		nl, _ := call(t, set, "get_note_links", args)
+		if nl.Pagination.NextCursor != "" || nl.Pagination.PrevCursor != "" || strings.Contains(string(nl.Next), "cursor") {
+			t.Errorf("get_note_links(%s): nextCursor %q, prevCursor %q, next %s; want no cursor", args, nl.Pagination.NextCursor, nl.Pagination.PrevCursor, nl.Next)
+		}
+	}
 	// The cursor of one tool is refused by every other, and with offset.
 	for _, c := range []struct{ tool, args string }{
 		{"list_notes", `{"cursor":%q}`},
