@@ -17,16 +17,17 @@ import (
 // This file holds Fit's item encoder: for the item types tools return
 // (structs of strings, numbers, booleans, times, slices and pointers of
 // those), an encoder compiled once per type that appends exactly the bytes
-// encoding/json's Encoder writes with HTML escaping off, at about twice its
-// speed: it reads fields at their offsets instead of through reflect.Value,
-// skips plain ASCII eight bytes at a time, and appends straight into Fit's
-// buffer. Any type it is not certain to encode alike (maps, interfaces,
-// arrays, embedded pointers, types with their own MarshalJSON or
-// MarshalText other than time.Time and Args, json.Number, the ",string" and
-// ",omitzero" options, invalid or repeated names, recursive types) gets no
-// compiled encoder, and Fit uses encoding/json for it; a value it does not
-// write (a NaN, Args holding other values) goes to encoding/json alone. TestFastEncoderMatchesEncodingJSON and
-// FuzzFastEncoder hold the two to the same bytes.
+// encoding/json's Encoder writes with HTML escaping off, two to three times
+// as fast: it reads fields at their offsets instead of through
+// reflect.Value, writes plain string fields inline, skips plain ASCII 32
+// bytes at a time, and appends straight into Fit's buffer. Any type it is
+// not certain to encode alike (maps, interfaces, arrays, embedded pointers,
+// types with their own MarshalJSON or MarshalText other than time.Time and
+// Args, json.Number, the ",string" and ",omitzero" options, invalid or
+// repeated names, recursive types) gets no compiled encoder, and Fit uses
+// encoding/json for it; a value it does not write (a NaN, Args holding
+// other values) goes to encoding/json alone. TestFastEncoderMatchesEncodingJSON
+// and FuzzFastEncoder hold the two to the same bytes.
 
 // encFunc appends the JSON of the value at p. It returns false for a value
 // encoding/json refuses (a NaN or infinite float, a time outside RFC 3339):
