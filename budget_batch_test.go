@@ -29,7 +29,9 @@ type arrayItem struct{ parts []string }
 func (a arrayItem) MarshalJSON() ([]byte, error) { return json.Marshal(a.parts) }
 
 // checkBatches compares what prepareFit records of the items it encodes
-// in batches with what encoding them one at a time gives: the same items
+// (in batches by encoding/json, or one at a time by the compiled encoder,
+// for the types it compiles) with what encoding/json encoding them one at
+// a time gives: the same items
 // encoded (up to the first that takes them over the ceiling), the same
 // offsets of each item's end, and the same runes for every prefix.
 func checkBatches[T any](t *testing.T, name string, b Budget, items []T) {

@@ -88,8 +88,8 @@ func BenchmarkMarshal(b *testing.B) {
 	}
 }
 
-// BenchmarkFitVsMarshal runs Fit and json.Marshal of the same items
-// alternately, so that all see the same load on a shared machine, and
+// BenchmarkFitVsMarshal runs Fit and json.Marshal of the same items in a
+// rotating order, so that all see the same load on a shared machine, and
 // reports the ratio of their times as fit/marshal: Fit with the default
 // budget, whose tokens the Estimator counts. It runs Fit with the same
 // budget estimating tokens at a flat DefaultCharsPerToken too, and reports
@@ -98,23 +98,30 @@ func BenchmarkFitVsMarshal(b *testing.B) {
 	for _, n := range benchSizes {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			docs, in, budget := benchInput(n)
-			flat := budget
-			flat.CharsPerToken = DefaultCharsPerToken
-			took := rotating(b,
-				func() error { _, err := Fit(budget, in); return err },
-				func() error { _, err := json.Marshal(docs); return err },
-				func() error { _, err := Fit(flat, in); return err },
-			)
-			b.ReportMetric(float64(took[0])/float64(took[1]), "fit/marshal")
-			b.ReportMetric(float64(took[2])/float64(took[1]), "flat/marshal")
+			fitVsMarshal(b, docs, in, budget)
 		})
 	}
+}
+
+// fitVsMarshal reports fit/marshal and flat/marshal for in, whose items
+// are docs: Fit with budget and with budget at a flat DefaultCharsPerToken,
+// against json.Marshal(docs), run by rotating.
+func fitVsMarshal[T any](b *testing.B, docs []T, in FitInput[T], budget Budget) {
+	flat := budget
+	flat.CharsPerToken = DefaultCharsPerToken
+	took := rotating(b,
+		func() error { _, err := Fit(budget, in); return err },
+		func() error { _, err := json.Marshal(docs); return err },
+		func() error { _, err := Fit(flat, in); return err },
+	)
+	b.ReportMetric(float64(took[0])/float64(took[1]), "fit/marshal")
+	b.ReportMetric(float64(took[2])/float64(took[1]), "flat/marshal")
 }
 
 // BenchmarkFitEstimatorVsFlat runs Fit with the default budget, whose
 // tokens the Estimator counts, and with the same budget estimating tokens
 // at a flat DefaultCharsPerToken (no read of the items beyond their
-// encoding), alternately, and reports the ratio of their times as
+// encoding), in a rotating order, and reports the ratio of their times as
 // estimator/flat: the cost of holding the token limit on any content.
 func BenchmarkFitEstimatorVsFlat(b *testing.B) {
 	for _, n := range benchSizes {
@@ -122,20 +129,11 @@ func BenchmarkFitEstimatorVsFlat(b *testing.B) {
 			_, in, budget := benchInput(n)
 			flat := budget
 			flat.CharsPerToken = DefaultCharsPerToken
-			var est, fl time.Duration
-			for b.Loop() {
-				t0 := time.Now()
-				if _, err := Fit(budget, in); err != nil {
-					b.Fatal(err)
-				}
-				t1 := time.Now()
-				if _, err := Fit(flat, in); err != nil {
-					b.Fatal(err)
-				}
-				est += t1.Sub(t0)
-				fl += time.Since(t1)
-			}
-			b.ReportMetric(float64(est)/float64(fl), "estimator/flat")
+			took := rotating(b,
+				func() error { _, err := Fit(budget, in); return err },
+				func() error { _, err := Fit(flat, in); return err },
+			)
+			b.ReportMetric(float64(took[0])/float64(took[1]), "estimator/flat")
 		})
 	}
 }
@@ -172,15 +170,7 @@ func BenchmarkFitDeclinedVsMarshal(b *testing.B) {
 				Page: Paged[benchDocDeclined]{Items: docs, Page: Request{Limit: n}.Info(5*n, n)},
 				Call: Call{Tool: "search_knowledge", Args: Args{{"query", "auth"}}, Paging: ByPage, DefaultLimit: n},
 			}
-			flat := budget
-			flat.CharsPerToken = DefaultCharsPerToken
-			took := rotating(b,
-				func() error { _, err := Fit(budget, in); return err },
-				func() error { _, err := json.Marshal(docs); return err },
-				func() error { _, err := Fit(flat, in); return err },
-			)
-			b.ReportMetric(float64(took[0])/float64(took[1]), "fit/marshal")
-			b.ReportMetric(float64(took[2])/float64(took[1]), "flat/marshal")
+			fitVsMarshal(b, docs, in, budget)
 		})
 	}
 }

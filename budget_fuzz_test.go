@@ -15,11 +15,22 @@ type fuzzItem struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
+// fuzzItemDeclined is fuzzItem with a map field, always empty and omitted:
+// the same JSON from a type the compiled encoder declines, so that Fit
+// encodes it with encoding/json, in batches.
+type fuzzItemDeclined struct {
+	ID    int            `json:"id"`
+	Text  string         `json:"text"`
+	Notes []string       `json:"notes,omitempty"`
+	Extra map[string]int `json:"extra,omitempty"`
+}
+
 // FuzzFit fits fuzzed items (any bytes, one possibly huge) into fuzzed
 // budgets and page sizes, and walks the whole set by following Fitted.Next:
 // every response is valid JSON within its limits, and every item comes back
 // exactly once, in order (an item too large alone comes back once,
-// clipped).
+// clipped), and Fit writes the same response whether the compiled encoder
+// or encoding/json encodes the items.
 //
 // texts holds the items' texts separated by "|"; huge, when not 0, makes
 // one item about huge times longer; mode picks the paging style (bit 0), the
@@ -82,6 +93,14 @@ func FuzzFit(f *testing.F) {
 			}
 			if !json.Valid(fd.JSON) {
 				t.Fatalf("invalid JSON: %q", fd.JSON)
+			}
+			declined := make([]fuzzItemDeclined, len(in.Page.Items))
+			for i, it := range in.Page.Items {
+				declined[i] = fuzzItemDeclined{ID: it.ID, Text: it.Text, Notes: it.Notes}
+			}
+			dfd, err := Fit(b, FitInput[fuzzItemDeclined]{Page: Paged[fuzzItemDeclined]{Items: declined, Page: in.Page.Page}, Call: in.Call, Hints: in.Hints})
+			if err != nil || !bytes.Equal(dfd.JSON, fd.JSON) {
+				t.Fatalf("encoded by encoding/json, the response differs (%v):\n%s\nwant %s", err, dfd.JSON, fd.JSON)
 			}
 			runes := utf8.RuneCount(fd.JSON)
 			if runes > b.LimitChars() || fd.Truncation.EstimatedChars != runes || fd.Truncation.EstimatedTokens > b.LimitTokens() {
