@@ -118,7 +118,7 @@ type Budget struct {
 	// Fit logs a warning even when nothing was cut. 0 means DefaultWarnAt
 	// (0.7); a value over 1 logs only cuts.
 	WarnAt float64
-	// Logger receives Fit's warnings; nil means slog.Default().
+	// Logger receives Fit's warnings; nil means none are logged.
 	Logger *slog.Logger
 }
 
@@ -197,9 +197,6 @@ func (b Budget) withDefaults() Budget {
 	}
 	if b.WarnAt == 0 {
 		b.WarnAt = DefaultWarnAt
-	}
-	if b.Logger == nil {
-		b.Logger = slog.Default()
 	}
 	return b
 }
@@ -473,8 +470,8 @@ type Fitted struct {
 // next page starts after that item. Only string values are clipped, never
 // keys, numbers or structure, and the item keeps its key order.
 //
-// A cut, or a response using at least b.WarnAt of a limit, is logged to
-// b.Logger at level Warn as "bounded: response cut to fit budget" or
+// When b.Logger is set, a cut, or a response using at least b.WarnAt of a
+// limit, is logged to it at level Warn as "bounded: response cut to fit budget" or
 // "bounded: response near budget", with the attributes tool, kept,
 // original, chars, limitChars, tokens, limitTokens and reason.
 //
@@ -1570,6 +1567,9 @@ func (f *fitter) tooSmall(s *shape, what string) error {
 
 // log writes the warning of a cut response, or of one near its limits.
 func (f *fitter) log(fd *Fitted) {
+	if f.b.Logger == nil {
+		return
+	}
 	tr := &fd.Truncation
 	msg := "bounded: response cut to fit budget"
 	if tr.Reason == "" {

@@ -216,10 +216,41 @@ func TestBudgetLimits(t *testing.T) {
 	}
 }
 
+// TestFitSilentWithoutLogger: a cut is logged only to a Budget's own
+// Logger, never to slog's default.
+func TestFitSilentWithoutLogger(t *testing.T) {
+	var buf bytes.Buffer
+	old := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, nil)))
+	defer slog.SetDefault(old)
+	items := make([]string, 100)
+	for i := range items {
+		items[i] = strings.Repeat("x", 100)
+	}
+	page := Paged[string]{Items: items, Page: PageInfo{Total: 100, Limit: 100, Returned: 100}}
+	out, err := Fit(Budget{MaxChars: 2000, Margin: 1}, FitInput[string]{Page: page, Call: Call{Tool: "t"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Truncation.Reason == "" {
+		t.Fatalf("the page was not cut: %+v", out.Truncation)
+	}
+	if buf.Len() != 0 {
+		t.Errorf("Fit without a Logger logged %q", buf.String())
+	}
+	var mine bytes.Buffer
+	if _, err := Fit(Budget{MaxChars: 2000, Margin: 1, Logger: slog.New(slog.NewTextHandler(&mine, nil))}, FitInput[string]{Page: page, Call: Call{Tool: "t"}}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(mine.String(), "response cut to fit budget") {
+		t.Errorf("Fit with a Logger logged %q, want the cut", mine.String())
+	}
+}
+
 func TestBudgetDefaults(t *testing.T) {
 	got := Budget{}.withDefaults()
-	if got.MaxChars != 50_000 || got.Margin != 0.9 || got.CharsPerToken != 2.8 || got.WarnAt != 0.7 || got.Logger != slog.Default() || got.MaxTokens != 0 {
-		t.Errorf("defaults: got %+v, want MaxChars 50000, Margin 0.9, CharsPerToken 2.8, WarnAt 0.7, slog.Default(), MaxTokens 0", got)
+	if got.MaxChars != 50_000 || got.Margin != 0.9 || got.CharsPerToken != 2.8 || got.WarnAt != 0.7 || got.Logger != nil || got.MaxTokens != 0 {
+		t.Errorf("defaults: got %+v, want MaxChars 50000, Margin 0.9, CharsPerToken 2.8, WarnAt 0.7, no Logger, MaxTokens 0", got)
 	}
 	if want := (Budget{MaxChars: 100_000, Margin: 0.8, CharsPerToken: 4}); !reflect.DeepEqual(Budget100K(), want) {
 		t.Errorf("Budget100K() = %+v, want %+v", Budget100K(), want)
