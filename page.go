@@ -569,7 +569,7 @@ type Fetcher[T any] func(ctx context.Context, p Page) (Paged[T], error)
 
 // All walks a whole result set page by page, starting at start, and yields
 // every item with a nil error. It follows NextCursor when a page has one and
-// NextOffset otherwise, keeping start's Limit. It stops after the last page,
+// NextOffset otherwise, keeping start's Limit and count strategy. It stops after the last page,
 // when the consumer stops, or after yielding one error: the fetch error, the
 // context's error, or [ErrNoProgress] when a page says HasMore but would not
 // advance (an empty page, or a next offset not past its own offset).
@@ -605,14 +605,16 @@ func All[T any](ctx context.Context, start Page, fetch Fetcher[T]) iter.Seq2[T, 
 					yield(zero, fmt.Errorf("%w: next cursor repeats the current one", ErrNoProgress))
 					return
 				}
-				p = Page{Limit: start.Limit, Cursor: info.NextCursor}
+				p = start
+				p.Offset, p.Cursor = 0, info.NextCursor
 				continue
 			}
 			if info.NextOffset <= info.Offset {
 				yield(zero, fmt.Errorf("%w: next offset %d is not past offset %d", ErrNoProgress, info.NextOffset, info.Offset))
 				return
 			}
-			p = Page{Limit: start.Limit, Offset: info.NextOffset}
+			p = start
+			p.Offset, p.Cursor = info.NextOffset, ""
 		}
 	}
 }

@@ -200,6 +200,43 @@ func TestAll(t *testing.T) {
 	}
 }
 
+// TestAllKeepsCountStrategy: every page of a walk, not the first alone,
+// is asked for with the caller's count strategy and cap.
+func TestAllKeepsCountStrategy(t *testing.T) {
+	items := make([]int, 23)
+	for i := range items {
+		items[i] = i
+	}
+	inner := sliceFetcher(items, Limits{Default: 5, Max: 10})
+	for _, start := range []Page{{Limit: 4, Count: CountNone}, {Limit: 3, Count: CountCapped, CountCap: 7}} {
+		var pages []Page
+		f := func(ctx context.Context, p Page) (Paged[int], error) {
+			pages = append(pages, p)
+			pg, err := inner(ctx, p)
+			pg.Page.NextCursor = ""
+			return pg, err
+		}
+		n := 0
+		for _, err := range All(context.Background(), start, f) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+		if n != len(items) {
+			t.Errorf("%+v: walked %d items, want %d", start, n, len(items))
+		}
+		if len(pages) < 2 {
+			t.Fatalf("%+v: %d pages", start, len(pages))
+		}
+		for i, p := range pages {
+			if p.Count != start.Count || p.CountCap != start.CountCap || p.Limit != start.Limit {
+				t.Errorf("%+v: page %d asked %+v, want the start's limit and count", start, i, p)
+			}
+		}
+	}
+}
+
 func TestAllStopsWithoutProgress(t *testing.T) {
 	stuck := func(_ context.Context, p Page) (Paged[int], error) {
 		return Paged[int]{Items: []int{1}, Page: PageInfo{Limit: 1, Offset: p.Offset, Returned: 1, Total: 5, HasMore: true, NextOffset: p.Offset}}, nil
