@@ -1,0 +1,118 @@
+package bounded
+
+import (
+	"context"
+	"fmt"
+)
+
+// Options are what [Respond] needs besides the source, the call and the
+// page. Limits is required; the zero value of every other field is a
+// default.
+type Options[T any] struct {
+	// Limits is the tool's page policy: the default page size and the
+	// most a call may ask for.
+	Limits Limits
+	// Budget is the ceiling of the response (the zero Budget: 45,000
+	// characters).
+	Budget Budget
+	// Hints sets how much the hint says.
+	Hints HintStyle
+	// CursorKey, when set, signs the cursors Respond issues (HMAC-SHA256);
+	// every process that must accept them needs the same key.
+	CursorKey []byte
+	// Relevance, when set, scores an item; the source must return items in
+	// non-increasing order of it (see [FitInput]).
+	Relevance func(T) float64
+	// Clip, when set, shortens an item's long content to at most maxChars
+	// runes (with [Clip], say) and returns the shortened copy; Content
+	// chooses maxChars from the number of results. Without Clip, Content
+	// is ignored.
+	Clip    func(item T, maxChars int) T
+	Content ContentPolicy
+}
+
+// Respond answers one tool call with a page of src fitted into a budget:
+// it validates p against o.Limits (decoding p.Cursor, which must have been
+// issued for the same call: the same tool and arguments), fetches the page,
+// counts its total as p.Count asks, issues cursors when the source has
+// keys, clips each item's content by o.Content, and fits the page with
+// [Fit]. The hint and next call continue call; call.DefaultLimit, when 0,
+// is o.Limits.Default.
+//
+// Bad input is an error wrapping [ErrInvalidPage] or [ErrInvalidCursor],
+// returned before src is called. The source's error is returned as it is.
+// Fit's errors are returned as Fit documents them.
+func Respond[T any](ctx context.Context, src Source[T], call Call, p Page, o Options[T]) (Fitted, error) {
+	pg, err := FetchPage(ctx, src, call, p, o.Limits, CursorCodec{Key: o.CursorKey})
+	if err != nil {
+		return Fitted{}, err
+	}
+	if o.Clip != nil {
+		if limit := o.Content.Limit(len(pg.Items)); limit > 0 {
+			items := make([]T, len(pg.Items))
+			for i, it := range pg.Items {
+				items[i] = o.Clip(it, limit)
+			}
+			pg.Items = items
+		}
+	}
+	if call.DefaultLimit == 0 {
+		call.DefaultLimit = o.Limits.Default
+	}
+	return Fit(o.Budget, FitInput[T]{Page: pg, Call: call, Hints: o.Hints, Relevance: o.Relevance})
+}
+
+// FetchPage is [Respond] without the fit: the page of src that p asks for,
+// validated against l, with its PageInfo, its cursors (encoded by codec
+// for call's scope: its tool and arguments) and its [Paged.CursorAt].
+func FetchPage[T any](ctx context.Context, src Source[T], call Call, p Page, l Limits, codec CursorCodec) (Paged[T], error) {
+	scope, err := callScope(call)
+	if err != nil {
+		return Paged[T]{}, err
+	}
+	req, err := l.NormalizeCursor(p, codec, scope)
+	if err != nil {
+		return Paged[T]{}, err
+	}
+	rows, err := src.Fetch(ctx, req)
+	if err != nil {
+		return Paged[T]{}, err
+	}
+	if req.At != nil && rows.Keys == nil {
+		return Paged[T]{}, fmt.Errorf("%w: this source pages by offset only", ErrInvalidCursor)
+	}
+	if len(rows.Items) > req.Limit {
+		return Paged[T]{}, fmt.Errorf("bounded: source returned %d items for a limit of %d", len(rows.Items), req.Limit)
+	}
+	if req.NeedsExactTotal(len(rows.Items)) {
+		req = req.Exact()
+		if rows, err = src.Fetch(ctx, req); err != nil {
+			return Paged[T]{}, err
+		}
+	}
+	if rows.Count < 0 && req.Count != CountNone {
+		req.Count = CountNone
+	}
+	info := req.Finish(len(rows.Items), rows.More, rows.Count)
+	pg := Paged[T]{Items: rows.Items, Page: info}
+	if rows.Keys != nil && len(rows.Items) > 0 {
+		first, last := rows.Keys(rows.Items[0]), rows.Keys(rows.Items[len(rows.Items)-1])
+		if err := pg.Page.SetCursors(codec, scope, first, last, req.Backward() && rows.More); err != nil {
+			return Paged[T]{}, err
+		}
+		pg.CursorAt = CursorsAt(codec, scope, pg.Page.Offset, rows.Items, rows.Keys)
+	}
+	return pg, nil
+}
+
+// callScope is the cursor scope of a call: its tool and its arguments, so
+// that a cursor of one call is refused by every other.
+func callScope(c Call) (string, error) {
+	b := append([]byte("bounded.Respond\x00"), c.Tool...)
+	b = append(b, 0)
+	b, err := appendArgs(b, c.Args)
+	if err != nil {
+		return "", fmt.Errorf("bounded: call arguments: %w", err)
+	}
+	return string(b), nil
+}

@@ -1,0 +1,185 @@
+package bounded
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+type row struct {
+	ID   int64  `json:"id"`
+	Body string `json:"body"`
+}
+
+func rows(n int) []row {
+	out := make([]row, n)
+	for i := range out {
+		out[i] = row{ID: int64(i), Body: strings.Repeat("é", i%17)}
+	}
+	return out
+}
+
+// walkRespond follows Fitted.Next from the first page to the last and
+// returns the ids seen.
+func walkRespond(t *testing.T, src Source[row], call Call, start Page, o Options[row]) []int64 {
+	t.Helper()
+	var seen []int64
+	p := start
+	for range 1000 {
+		out, err := Respond(context.Background(), src, call, p, o)
+		if err != nil {
+			t.Fatalf("%+v: %v", p, err)
+		}
+		env := decodeEnvelope[row](t, out.JSON)
+		for _, r := range env.Results {
+			seen = append(seen, r.ID)
+		}
+		if out.Next == nil {
+			return seen
+		}
+		p = start
+		p.Offset, p.Cursor = 0, ""
+		for _, a := range out.Next {
+			switch a.Name {
+			case "offset":
+				p.Offset = a.Value.(int)
+			case "cursor":
+				p.Cursor = a.Value.(string)
+			case "limit":
+				p.Limit = a.Value.(int)
+			}
+		}
+	}
+	t.Fatal("walk did not end")
+	return nil
+}
+
+func TestRespondWalks(t *testing.T) {
+	all := rows(40)
+	want := make([]int64, len(all))
+	for i, r := range all {
+		want[i] = r.ID
+	}
+	keyed := FromSlice(all).WithKeys(func(r row) []any { return []any{r.ID} })
+	for _, tc := range []struct {
+		name   string
+		src    Source[row]
+		paging Paging
+	}{
+		{"slice by offset", FromSlice(all), ByOffset},
+		{"slice by cursor", keyed, ByCursor},
+		{"func", FromFunc(func(_ context.Context, r Request) ([]row, int, error) {
+			return all[min(r.Offset, len(all)):min(r.Offset+r.Limit, len(all))], len(all), nil
+		}), ByOffset},
+	} {
+		for _, limit := range []int{1, 3, 7, 0} {
+			for _, budget := range []Budget{{}, {MaxChars: 800, Margin: 1}} {
+				for _, count := range []CountMode{CountExact, CountCapped, CountNone} {
+					name := fmt.Sprintf("%s/limit %d/budget %d/count %v", tc.name, limit, budget.MaxChars, count)
+					got := walkRespond(t, tc.src, Call{Tool: "rows", Paging: tc.paging}, Page{Limit: limit, Count: count}, Options[row]{Limits: Limits{Default: 10, Max: 20}, Budget: budget})
+					if !slices.Equal(got, want) {
+						t.Errorf("%s: walked %v, want %v", name, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestRespondCursorScope(t *testing.T) {
+	src := FromSlice(rows(10)).WithKeys(func(r row) []any { return []any{r.ID} })
+	o := Options[row]{Limits: Limits{Default: 3, Max: 5}}
+	call := Call{Tool: "rows", Args: Args{{Name: "q", Value: "a"}}}
+	out, err := Respond(context.Background(), src, call, Page{}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur := out.Page.NextCursor
+	if cur == "" {
+		t.Fatal("no cursor")
+	}
+	for name, c := range map[string]Call{
+		"other args": {Tool: "rows", Args: Args{{Name: "q", Value: "b"}}},
+		"other tool": {Tool: "other", Args: call.Args},
+	} {
+		if _, err := Respond(context.Background(), src, c, Page{Cursor: cur}, o); !errors.Is(err, ErrCursorForeign) {
+			t.Errorf("%s: err %v, want ErrCursorForeign", name, err)
+		}
+	}
+	if _, err := Respond(context.Background(), FromSlice(rows(10)), call, Page{Cursor: cur}, o); !errors.Is(err, ErrInvalidCursor) {
+		t.Errorf("keyless source: err %v, want ErrInvalidCursor", err)
+	}
+	signed := o
+	signed.CursorKey = []byte("k")
+	if _, err := Respond(context.Background(), src, call, Page{Cursor: cur}, signed); !errors.Is(err, ErrCursorTampered) {
+		t.Errorf("unsigned cursor to a signing source: err %v, want ErrCursorTampered", err)
+	}
+	for _, p := range []Page{{Limit: -1}, {Offset: -1}, {Cursor: "!"}} {
+		if _, err := Respond(context.Background(), src, call, p, o); !errors.Is(err, ErrInvalidPage) && !errors.Is(err, ErrInvalidCursor) {
+			t.Errorf("%+v: err %v, want a typed error", p, err)
+		}
+	}
+}
+
+// TestRespondBackward: a prevCursor reads the page before, in order.
+func TestRespondBackward(t *testing.T) {
+	src := FromSlice(rows(10)).WithKeys(func(r row) []any { return []any{r.ID} })
+	o := Options[row]{Limits: Limits{Default: 3, Max: 5}}
+	call := Call{Tool: "rows"}
+	out, err := Respond(context.Background(), src, call, Page{Offset: 6}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Respond(context.Background(), src, call, Page{Cursor: out.Page.PrevCursor}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := decodeEnvelope[row](t, back.JSON)
+	var got []int64
+	for _, r := range env.Results {
+		got = append(got, r.ID)
+	}
+	if !slices.Equal(got, []int64{3, 4, 5}) || back.Page.Offset != 3 {
+		t.Errorf("backward page: %v at offset %d, want [3 4 5] at 3", got, back.Page.Offset)
+	}
+}
+
+// TestRespondClipsContent: the content policy clips each item when the
+// page has enough results.
+func TestRespondClipsContent(t *testing.T) {
+	all := make([]row, 12)
+	for i := range all {
+		all[i] = row{ID: int64(i), Body: strings.Repeat("a", 1000)}
+	}
+	o := Options[row]{Limits: Limits{Default: 12, Max: 12}, Content: DefaultContentPolicy,
+		Clip: func(r row, n int) row { r.Body, _ = Clip(r.Body, n); return r }}
+	out, err := Respond(context.Background(), FromSlice(all), Call{Tool: "rows"}, Page{}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := decodeEnvelope[row](t, out.JSON)
+	if len(env.Results) != 12 {
+		t.Fatalf("%d results", len(env.Results))
+	}
+	for _, r := range env.Results {
+		if n := len([]rune(r.Body)); n > 500 {
+			t.Errorf("item %d: %d runes, want at most 500", r.ID, n)
+		}
+	}
+	if all[0].Body != strings.Repeat("a", 1000) {
+		t.Error("Respond changed the source's items")
+	}
+}
+
+func decodeEnvelope[T any](t *testing.T, b []byte) Envelope[T] {
+	t.Helper()
+	var env Envelope[T]
+	if err := json.Unmarshal(b, &env); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	return env
+}
