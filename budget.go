@@ -1724,6 +1724,9 @@ func appendPageInfo(b []byte, pi *PageInfo) ([]byte, error) {
 		b = append(b, `,"requestedLimit":`...)
 		b = strconv.AppendInt(b, int64(pi.RequestedLimit), 10)
 	}
+	if pi.AfterCursor {
+		b = append(b, `,"afterCursor":true`...)
+	}
 	return append(b, '}'), nil
 }
 

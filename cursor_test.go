@@ -197,8 +197,9 @@ func TestFinish(t *testing.T) {
 		{"capped deep", req(Page{Offset: 100, Count: CountCapped, CountCap: 20}), 10, true, 21, PageInfo{Total: 110, TotalKind: TotalAtLeast, Limit: 10, Offset: 100, Returned: 10, HasMore: true, NextOffset: 110}},
 		{"none", req(Page{Count: CountNone}), 10, true, 0, PageInfo{Total: 10, TotalKind: TotalUnknown, Limit: 10, Returned: 10, HasMore: true, NextOffset: 10}},
 		{"none, empty set", req(Page{Count: CountNone}), 0, false, 0, PageInfo{Limit: 10}},
-		{"backward", Request{Limit: 10, Offset: 25, At: &Cursor{Backward: true, Offset: 25}}, 10, true, 40, PageInfo{Total: 40, Limit: 10, Offset: 15, Returned: 10, HasMore: true, NextOffset: 25}},
-		{"backward to start", Request{Limit: 10, Offset: 25, At: &Cursor{Backward: true, Offset: 25}}, 7, false, 40, PageInfo{Total: 40, Limit: 10, Offset: 0, Returned: 7, HasMore: true, NextOffset: 7}},
+		{"forward cursor", Request{Limit: 10, Offset: 20, At: &Cursor{Offset: 20}}, 10, true, 40, PageInfo{Total: 40, Limit: 10, Offset: 20, Returned: 10, HasMore: true, NextOffset: 30, AfterCursor: true}},
+		{"backward", Request{Limit: 10, Offset: 25, At: &Cursor{Backward: true, Offset: 25}}, 10, true, 40, PageInfo{Total: 40, Limit: 10, Offset: 15, Returned: 10, HasMore: true, NextOffset: 25, AfterCursor: true}},
+		{"backward to start", Request{Limit: 10, Offset: 25, At: &Cursor{Backward: true, Offset: 25}}, 7, false, 40, PageInfo{Total: 40, Limit: 10, Offset: 0, Returned: 7, HasMore: true, NextOffset: 7, AfterCursor: true}},
 	} {
 		if d := cmp.Diff(c.want, c.r.Finish(c.returned, c.more, c.counted)); d != "" {
 			t.Errorf("%s (-want +got):\n%s", c.name, d)

@@ -181,6 +181,10 @@ func orDefault(s, def string) string {
 //     the default); without one (a page cut by [Fit] without
 //     [Paged.CursorAt]), offset and limit as ByOffset.
 //
+// A page read from a cursor (info.AfterCursor) continues by its
+// NextCursor whatever c.Paging: its offsets are as of the cursor's issue,
+// and continuing by one would skip or repeat items written since.
+//
 // Following Next from the first page to the last returns every item once.
 func (c Call) Next(info PageInfo) (Args, bool) {
 	if !info.HasMore {
@@ -218,8 +222,11 @@ type pagingArg struct {
 func (c Call) paging(info PageInfo, offset int, cursor string) (p [2]pagingArg, n int) {
 	sizeName := orDefault(c.LimitArg, "limit")
 	switch {
-	case c.Paging == ByCursor && cursor != "":
+	case cursor != "" && (c.Paging == ByCursor || info.AfterCursor):
 		p[0] = pagingArg{name: orDefault(c.CursorArg, "cursor"), cursor: cursor, isCursor: true}
+		if c.Paging == ByPage {
+			sizeName = orDefault(c.PageSizeArg, "pageSize")
+		}
 	case c.Paging == ByPage && info.Limit > 0 && offset%info.Limit == 0:
 		p[0] = pagingArg{name: orDefault(c.PageArg, "page"), n: offset / info.Limit}
 		sizeName = orDefault(c.PageSizeArg, "pageSize")
@@ -300,7 +307,9 @@ func (c Call) appendCallAt(b []byte, info PageInfo, offset int, cursor string) [
 //
 //	Found 350 results, showing 1-100 (page 1 of 4). 3 pages remain: call search_knowledge(query="auth", page=1) for the next.
 //
-// A last page says so; an empty result set says "No results."; an offset
+// A page read from a cursor states no positions (see [PageInfo.AfterCursor])
+// and continues by cursor. A last page says so; an empty result set says
+// "No results."; an offset
 // past the end names the call for the last page; a lower-bound total is
 // written "10,000+"; a clamped limit is reported with the maximum used.
 // Pages and ranges are written 1-based for people; the arguments in the call
@@ -335,6 +344,26 @@ func (c Call) appendHint(b []byte, info PageInfo, style HintStyle) []byte {
 	switch {
 	case info.Total == 0 && info.Returned == 0 && info.TotalKind != TotalAtLeast:
 		str("No results.")
+	case info.Returned == 0 && info.AfterCursor:
+		// Nothing follows the cursor: its offset may be stale, the total
+		// is not.
+		if style == HintTerse {
+			str("None after the cursor (")
+			total()
+			str(" ")
+			str(noun)
+			str("). Last page: ")
+		} else {
+			str("Found ")
+			total()
+			str(" ")
+			str(noun)
+			str("; none follow the cursor. The last page: call ")
+		}
+		b = c.appendCallAt(b, info, info.LastPageOffset(), "")
+		if style != HintTerse {
+			str(".")
+		}
 	case info.Returned == 0:
 		// Past the end (or an empty page of a lower-bound total).
 		lastOffset := info.LastPageOffset()
@@ -370,6 +399,22 @@ func (c Call) appendHint(b []byte, info PageInfo, style HintStyle) []byte {
 		str(".")
 	default:
 		switch {
+		case info.AfterCursor && style == HintTerse:
+			count(info.Returned)
+			str(" after the cursor.")
+		case info.AfterCursor:
+			// Positions are as of the cursor's issue: not stated.
+			if info.TotalKind == TotalUnknown {
+				str("Showing ")
+			} else {
+				str("Found ")
+				total()
+				str(" ")
+				str(noun)
+				str(", showing ")
+			}
+			count(info.Returned)
+			str(" after the cursor.")
 		case style == HintTerse:
 			count(first)
 			str("-")
@@ -409,7 +454,7 @@ func (c Call) appendHint(b []byte, info PageInfo, style HintStyle) []byte {
 			b = c.appendCallAt(b, info, info.NextOffset, info.NextCursor)
 		default:
 			switch n := info.PagesRemaining(); {
-			case info.TotalKind != TotalExact:
+			case info.TotalKind != TotalExact || info.AfterCursor:
 				str(" More remain")
 			case n == 1:
 				str(" 1 page remains")

@@ -314,6 +314,11 @@ type PageInfo struct {
 	// the method's maximum and Limit was used instead.
 	Clamped        bool `json:"clamped,omitempty"`
 	RequestedLimit int  `json:"requestedLimit,omitempty"`
+	// AfterCursor reports that the page was read from a cursor: Offset and
+	// NextOffset are positions as of the cursor's issue, exact only if
+	// nothing was written since, so hints state none, and the next call
+	// continues by NextCursor, never by offset.
+	AfterCursor bool `json:"afterCursor,omitempty"`
 }
 
 // Info builds the [PageInfo] of a page of returned items out of total
@@ -415,6 +420,7 @@ func (r Request) Finish(returned int, more bool, counted int) PageInfo {
 			pi.NextOffset = off + returned
 		}
 	}
+	pi.AfterCursor = r.At != nil
 	return pi
 }
 

@@ -84,6 +84,14 @@ type WindowInfo struct {
 	// Requesting successive windows at NextOffset until it is 0 visits
 	// every line from the first offset to the end exactly once.
 	NextOffset int `json:"nextOffset,omitempty"`
+	// CharOffset is the number of characters (runes) of the first line
+	// skipped before the returned text: the line was partly read before.
+	CharOffset int `json:"charOffset,omitempty"`
+	// NextCharOffset, when positive, says that the text stopped inside line
+	// NextOffset (which may then be 0): reading resumes at that character
+	// of it, so that every character of a line longer than any budget is
+	// reached.
+	NextCharOffset int `json:"nextCharOffset,omitempty"`
 	// Clamped is true when the requested MaxLines exceeded MaxWindowLines
 	// and was reduced to it.
 	Clamped bool `json:"clamped,omitempty"`

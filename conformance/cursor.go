@@ -193,6 +193,8 @@ func checkCursorAt[T any](t TB, s *suite, m *method[T], st, ref Store, fulls *fu
 	same := func(p bounded.Page, got bounded.Paged[T], off int, what string) bool {
 		t.Helper()
 		want := refPage(t, m, q, ref, bounded.Page{Limit: size, Offset: off})
+		// The same page, read from a cursor, says so.
+		want.Page.AfterCursor = p.Cursor != ""
 		if d := s.diff(emptyNil(want), emptyNil(got)); d != "" {
 			t.Errorf("%s: %s differs from memrepo's page at offset %d (-memrepo +%s):\n%s", at(p), what, off, s.store(), d)
 			return false

@@ -108,9 +108,10 @@ func keptPrefix(s string, info bounded.ClipInfo) string {
 }
 
 // noteContentItem is the view of a note window, the i-th of n results: its
-// content clipped by the access mode and to room characters encoded, with
-// the window info corrected for the clip and the call for the lines that
-// follow.
+// content, from character charOffset of its first line, clipped by the
+// access mode and to room characters encoded, with the window info
+// corrected for the clip and the call that reads on from the first
+// character not returned.
 func (s *Set) noteContentItem(r *request, nc ports.NoteContent, n, i int, rm room) NoteContentItem {
 	it := NoteContentItem{ID: nc.ID, Title: nc.Title}
 	if r.detailed {
@@ -126,39 +127,66 @@ func (s *Set) noteContentItem(r *request, nc ports.NoteContent, n, i int, rm roo
 		win.NextOffset = 0
 		return it
 	}
-	text, clip := r.clipText(nc.Content, limit, rm)
+	content, skip := skipChars(nc.Content, r.charOffset())
+	win.CharOffset = skip
+	if skip > 0 {
+		win.Truncated = true
+	}
+	text, clip := r.clipText(content, limit, rm)
 	it.Content = &text
 	if clip.Clipped {
 		it.ContentClip = &clip
-		kept := keptPrefix(nc.Content, clip)
+		kept := keptPrefix(content, clip)
 		lines := strings.Count(kept, "\n")
 		win.ReturnedLines = lines
-		if kept != "" && !strings.HasSuffix(kept, "\n") {
-			win.ReturnedLines++ // a clipped last line
-		}
-		// Continue at the first line not returned whole; a single line
-		// longer than the clip is skipped, so that reading on advances.
-		win.NextOffset = 0
-		if next := win.Offset + max(lines, 1); next < win.TotalLines {
-			win.NextOffset = next
+		win.NextOffset, win.NextCharOffset = win.Offset+lines, 0
+		if rest := kept[strings.LastIndexByte(kept, '\n')+1:]; rest != "" || lines == 0 {
+			// The text stops inside a line: read on from its first
+			// character not returned (the same one, when nothing of it
+			// was), never from the next line.
+			win.ReturnedLines++
+			win.NextCharOffset = utf8.RuneCountInString(rest)
+			if lines == 0 {
+				win.NextCharOffset += skip
+			}
+			if rest == "" && lines == 0 {
+				win.ReturnedLines = 0
+			}
 		}
 		win.Truncated = true
 	}
-	if win.NextOffset > 0 {
-		it.NextLines = r.nextLines(nc.ID, win.NextOffset)
+	if win.NextOffset > 0 || clip.Clipped {
+		it.NextLines = r.nextLines(nc.ID, win.NextOffset, win.NextCharOffset)
 	}
 	return it
 }
 
+// skipChars returns doc without the first n characters (runes) of its
+// first line, and how many it skipped: at most the line's length, without
+// its line break.
+func skipChars(doc string, n int) (string, int) {
+	skipped := 0
+	for i, c := range doc {
+		if skipped == n || c == '\n' || c == '\r' && strings.HasPrefix(doc[i:], "\r\n") {
+			return doc[i:], skipped
+		}
+		skipped++
+	}
+	return "", skipped
+}
+
 // nextLines is the argument list of the get_note call that reads note id
-// from line offset, keeping the caller's maxLines, budget, budgetTokens and
+// from character char of line offset, keeping the caller's maxLines, budget, budgetTokens and
 // detail.
-func (r *request) nextLines(id string, offset int) bounded.Args {
+func (r *request) nextLines(id string, offset, char int) bounded.Args {
 	a := bounded.Args{{Name: "id", Value: id}}
 	if v, ok := r.in.vals["maxLines"]; ok {
 		a = append(a, bounded.Arg{Name: "maxLines", Value: v})
 	}
 	a = append(a, bounded.Arg{Name: "lineOffset", Value: offset})
+	if char > 0 {
+		a = append(a, bounded.Arg{Name: "charOffset", Value: char})
+	}
 	for _, name := range []string{"budget", "budgetTokens", "detail"} {
 		if v, ok := r.in.vals[name]; ok {
 			a = append(a, bounded.Arg{Name: name, Value: v})

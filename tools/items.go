@@ -67,6 +67,9 @@ type NoteContentItem struct {
 	NextLines bounded.Args `json:"nextLines,omitempty"`
 	Withheld  []string     `json:"withheld,omitempty"`
 	Context   *Context     `json:"context,omitempty"`
+	// ContextOmitted: the hierarchy context was left out to fit the
+	// budget (get_parents and get_descendants list it).
+	ContextOmitted bool `json:"contextOmitted,omitempty"`
 }
 
 // LinkItem is one link, as find_broken_links and get_note_links return it.

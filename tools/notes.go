@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -38,6 +39,13 @@ func windowParams() []param {
 	}
 }
 
+// charOffset is the call's charOffset: the characters of the first line
+// read before (get_note).
+func (r *request) charOffset() int {
+	n, _ := r.in.vals["charOffset"].(int)
+	return n
+}
+
 // window is the line window of a call's maxLines and lineOffset.
 func (r *request) window() bounded.Window {
 	maxLines, _ := r.in.vals["maxLines"].(int)
@@ -54,7 +62,9 @@ func (s *Set) addNotes() {
 	notes := s.cfg.Notes
 	s.add(spec{name: "get_note",
 		desc:   "Read one note by id (its vault path without extension, e.g. \"projects/alpha\"): title, tags, dates and a window of its content lines. A long note comes in windows: contentMetadata gives totalLines, returnedLines and nextOffset, and nextLines holds the arguments of the get_note call for the following lines.",
-		params: append([]param{idParam("The note's id.")}, windowParams()...),
+		params: append(append([]param{idParam("The note's id.")}, windowParams()...),
+			param{name: "charOffset", kind: kindInt, hasMin: true, hasMax: true, max: bounded.MaxOffset, def: 0, sentinel: bounded.ErrInvalidWindow,
+				desc: "Characters of line lineOffset to skip, to read on inside a line longer than a response: nextLines sets it."}),
 	}, func(ctx context.Context, r *request) ([]byte, error) {
 		nc, err := notes.GetNote(ctx, r.in.str("id"), r.window())
 		if err != nil {
@@ -235,27 +245,49 @@ func (s *Set) addNotes() {
 }
 
 // fitNotes fits a page of note windows whose first note is first. When
-// that note alone is over the budget, Fit would clip its text blindly, and
-// its contentMetadata and nextLines would no longer say where the text
-// goes on; so the envelope around the note is measured with the text
-// empty, and the note is clipped again to the room left (window: the
-// page's contentMetadata is the first note's).
+// that note alone is over the budget, Fit would clip its strings blindly,
+// content included, and its contentMetadata and nextLines would no longer
+// say where the text goes on. So the other fields give way first: the
+// note's hierarchy context is left out (contextOmitted) and a long title
+// clipped to titleRoom; then the envelope around the note is measured with
+// the text empty, and the text is clipped to the room left, with the
+// window info and nextLines of the clip. The text never takes Fit's clip:
+// when Fit would still clip it, its room shrinks and it is clipped again.
 func (s *Set) fitNotes(r *request, page bounded.Paged[NoteContentItem], first ports.NoteContent, n int, window bool) ([]byte, error) {
 	in := bounded.FitInput[NoteContentItem]{Page: page, Call: r.call, Hints: r.hints}
 	if window {
 		in.Window = page.Items[0].ContentMetadata
 	}
 	out, err := bounded.Fit(r.budget, in)
-	if err != nil || out.Truncation.Reason != bounded.ReasonSingleResultTooLarge || page.Items[0].Content == nil {
+	if err != nil && !errors.Is(err, bounded.ErrInvalidBudget) || page.Items[0].Content == nil {
 		return out.JSON, err
 	}
-	blank := page.Items[0]
+	if err == nil && out.Truncation.Reason != bounded.ReasonSingleResultTooLarge {
+		return out.JSON, nil
+	}
+	head := page.Items[0]
+	if head.Context != nil {
+		head.Context, head.ContextOmitted = nil, true
+	}
+	head.Title, _ = bounded.Clip(head.Title, titleRoom)
+	// The envelope around the text at its largest: the window info and
+	// nextLines of a clip, with numbers as long as they can be.
+	blank := s.noteContentItem(r, first, n, 0, room{chars: 2, tokens: 1})
+	blank.Title, blank.Context, blank.ContextOmitted = head.Title, nil, head.ContextOmitted
 	blank.Content = new(string)
 	measure := in
 	measure.Page = bounded.Paged[NoteContentItem]{Items: []NoteContentItem{blank}, Page: page.Page.Cut(1)}
+	if window {
+		measure.Window = blank.ContentMetadata
+	}
 	m, err := bounded.Fit(r.budget, measure)
 	if err != nil {
 		return nil, err
+	}
+	if m.Truncation.Reason == bounded.ReasonSingleResultTooLarge {
+		// Not even the note without its text fits: Fit clips what it
+		// must, and the text, empty, is not advanced past.
+		return m.JSON, nil
 	}
 	// The text's room: the budget less the envelope around it (its empty
 	// quotes aside), and slack for the numbers and the clip report that
@@ -265,17 +297,26 @@ func (s *Set) fitNotes(r *request, page bounded.Paged[NoteContentItem], first po
 		chars:  max(r.budget.LimitChars()-m.Truncation.EstimatedChars+2-slack, 2),
 		tokens: max(r.budget.LimitTokens()-m.Truncation.EstimatedTokens+1-slackTokens, 1),
 	}
-	it := s.noteContentItem(r, first, n, 0, rm)
-	it.Context = page.Items[0].Context
-	items := slices.Clone(page.Items)
-	items[0] = it
-	in.Page.Items = items
-	if window {
-		in.Window = it.ContentMetadata
+	for {
+		it := s.noteContentItem(r, first, n, 0, rm)
+		it.Title, it.Context, it.ContextOmitted = head.Title, head.Context, head.ContextOmitted
+		items := slices.Clone(page.Items)
+		items[0] = it
+		in.Page.Items = items
+		if window {
+			in.Window = it.ContentMetadata
+		}
+		out, err = bounded.Fit(r.budget, in)
+		if err != nil || out.Truncation.Reason != bounded.ReasonSingleResultTooLarge || !slices.Contains(out.Truncation.ClippedFields, "content") || rm.chars <= 2 {
+			return out.JSON, err
+		}
+		rm = room{chars: max(rm.chars*3/4, 2), tokens: max(rm.tokens*3/4, 1)}
 	}
-	out, err = bounded.Fit(r.budget, in)
-	return out.JSON, err
 }
+
+// titleRoom is the most characters of a title a note window keeps when
+// the note alone is over the budget.
+const titleRoom = 200
 
 // flat returns a copy of r that attaches no hierarchy context: the
 // hierarchy tools' results are the hierarchy already.
