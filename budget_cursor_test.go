@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -195,7 +196,7 @@ func TestFitCursorAt(t *testing.T) {
 				t.Fatalf("%s: next %v, want it to continue by %s", name, fd.Next, tt.by)
 			}
 			if tt.by == "cursor" {
-				if c, _ := fd.Next.Get("cursor"); c != fd.Page.NextCursor || !strings.Contains(fd.Hint, fmt.Sprintf("cursor=%q", fd.Page.NextCursor)) {
+				if c, _ := fd.Next.Get("cursor"); c != fd.Page.NextCursor || !strings.Contains(strings.ReplaceAll(fd.Hint, "<pagination.nextCursor>", strconv.Quote(fd.Page.NextCursor)), fmt.Sprintf("cursor=%q", fd.Page.NextCursor)) {
 					t.Errorf("%s: next %v, hint %q; want both to name NextCursor %q", name, fd.Next, fd.Hint, fd.Page.NextCursor)
 				}
 			}

@@ -275,8 +275,16 @@ func appendCallArg(b []byte, a Arg) []byte {
 	return out
 }
 
-// appendCallAt appends c.appendCall(b, c.at(info, offset, cursor)), without
-// building the arguments.
+// MaxHintValue is the longest value, in bytes of JSON, a hint writes in the
+// call it names. A longer argument of the caller's is written <as before>,
+// and a longer cursor <pagination.nextCursor> (the response holds it), so
+// that long ids and cursors are not repeated whole in a hint, crowding
+// results out of the budget. The call's arguments in full are
+// [Call.Next]'s.
+const MaxHintValue = 40
+
+// appendCallAt appends the call c.at(info, offset, cursor) as a hint writes
+// it: long values by reference (see [MaxHintValue]).
 func (c Call) appendCallAt(b []byte, info PageInfo, offset int, cursor string) []byte {
 	b = append(b, c.Tool...)
 	b = append(b, '(')
@@ -284,7 +292,10 @@ func (c Call) appendCallAt(b []byte, info PageInfo, offset int, cursor string) [
 		if i > 0 {
 			b = append(b, ", "...)
 		}
-		b = appendCallArg(b, a)
+		mark := len(b)
+		if b = appendCallArg(b, a); len(b)-mark-len(a.Name)-1 > MaxHintValue {
+			b = append(append(b[:mark], a.Name...), "=<as before>"...)
+		}
 	}
 	p, n := c.paging(info, offset, cursor)
 	for i, a := range p[:n] {
@@ -293,9 +304,12 @@ func (c Call) appendCallAt(b []byte, info PageInfo, offset int, cursor string) [
 		}
 		b = append(b, a.name...)
 		b = append(b, '=')
-		if a.isCursor {
+		switch {
+		case a.isCursor && len(a.cursor)+2 > MaxHintValue:
+			b = append(b, "<pagination.nextCursor>"...)
+		case a.isCursor:
 			b = appendJSONString(b, a.cursor)
-		} else {
+		default:
 			b = strconv.AppendInt(b, int64(a.n), 10)
 		}
 	}

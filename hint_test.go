@@ -196,3 +196,51 @@ func TestArgsRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestHintReferencesLongValues: a hint writes a long argument of the
+// caller's <as before> and a long cursor <pagination.nextCursor>, so that
+// neither is repeated whole; short values are written as they are, and
+// Next keeps every value whole.
+func TestHintReferencesLongValues(t *testing.T) {
+	long := strings.Repeat("x", MaxHintValue)
+	cursor := strings.Repeat("C", MaxHintValue)
+	info := PageInfo{Total: 30, Limit: 10, Returned: 10, HasMore: true, NextOffset: 10, NextCursor: cursor}
+	c := Call{Tool: "t", Args: Args{{"id", long}, {"q", "short"}}, Paging: ByCursor, DefaultLimit: 10}
+	h := c.Hint(info, HintFull)
+	if want := `call t(id=<as before>, q="short", cursor=<pagination.nextCursor>) for the next.`; !strings.Contains(h, want) {
+		t.Errorf("hint %q, want it to contain %q", h, want)
+	}
+	next, _ := c.Next(info)
+	if v, _ := next.Get("id"); v != long {
+		t.Errorf("next id %v, want the whole value", v)
+	}
+	if v, _ := next.Get("cursor"); v != cursor {
+		t.Errorf("next cursor %v, want the whole value", v)
+	}
+	short := Call{Tool: "t", Args: Args{{"id", long[:MaxHintValue-2]}}, Paging: ByCursor, DefaultLimit: 10}
+	info.NextCursor = cursor[:MaxHintValue-2]
+	if h := short.Hint(info, HintTerse); !strings.Contains(h, fmt.Sprintf("t(id=%q, cursor=%q)", long[:MaxHintValue-2], cursor[:MaxHintValue-2])) {
+		t.Errorf("hint %q, want values of %d bytes of JSON written whole", h, MaxHintValue)
+	}
+}
+
+// TestHintAfterCursor: a page read from a cursor states no positions and
+// continues by cursor, whatever the tool's paging.
+func TestHintAfterCursor(t *testing.T) {
+	info := PageInfo{Total: 30, Limit: 10, Offset: 10, Returned: 10, HasMore: true, NextOffset: 20, NextCursor: "c2", AfterCursor: true}
+	for _, paging := range []Paging{ByOffset, ByPage, ByCursor} {
+		c := Call{Tool: "t", Paging: paging, DefaultLimit: 10}
+		h := c.Hint(info, HintFull)
+		if want := `Found 30 results, showing 10 after the cursor. More remain: call t(cursor="c2") for the next.`; h != want {
+			t.Errorf("paging %d: hint %q, want %q", paging, h, want)
+		}
+		next, _ := c.Next(info)
+		if v, ok := next.Get("cursor"); !ok || v != "c2" || len(next) != 1 {
+			t.Errorf("paging %d: next %v, want the cursor alone", paging, next)
+		}
+	}
+	pastEnd := PageInfo{Total: 30, Limit: 10, Offset: 40, AfterCursor: true}
+	if h := (Call{Tool: "t", DefaultLimit: 10}).Hint(pastEnd, HintFull); h != "Found 30 results; none follow the cursor. The last page: call t(offset=20)." {
+		t.Errorf("past the end: %q", h)
+	}
+}

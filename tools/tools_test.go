@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -41,6 +42,19 @@ type envelope struct {
 	Hint            string              `json:"hint"`
 	Next            json.RawMessage     `json:"next"`
 	ContentMetadata *bounded.WindowInfo `json:"contentMetadata"`
+}
+
+// resolvedHint is env's hint with its references written out, as an agent
+// reads them: <pagination.nextCursor> as the page's next cursor, and
+// name=<as before> as the value of the argument name of the call args.
+func resolvedHint(t testing.TB, env envelope, args string) string {
+	t.Helper()
+	h := strings.ReplaceAll(env.Hint, "<pagination.nextCursor>", strconv.Quote(env.Pagination.NextCursor))
+	for _, a := range orderedArgs(t, json.RawMessage(args)) {
+		r := bounded.Call{}.Render(bounded.Args{a})
+		h = strings.ReplaceAll(h, a.Name+"=<as before>", r[1:len(r)-1])
+	}
+	return h
 }
 
 func call(t testing.TB, set *tools.Set, name, args string) (envelope, []byte) {
@@ -466,7 +480,7 @@ func walk(t testing.TB, set *tools.Set, tool, args string, budget int) (all []st
 			return all, cuts
 		}
 		render := bounded.Call{Tool: tool}.Render(orderedArgs(t, env.Next))
-		if !strings.Contains(env.Hint, "call "+render+" for the next") {
+		if !strings.Contains(resolvedHint(t, env, args), "call "+render+" for the next") {
 			t.Fatalf("%s(%s): hint %q does not name the next call %s", tool, args, env.Hint, render)
 		}
 		args = string(env.Next)
@@ -629,7 +643,7 @@ func TestBudgetCutContinuesByCursor(t *testing.T) {
 			cur, byCursor := next.Get("cursor")
 			_, byOffset := next.Get("offset")
 			switch {
-			case cursorHints && (cur != nc || byOffset || !strings.Contains(env.Hint, fmt.Sprintf("cursor=%q", nc))):
+			case cursorHints && (cur != nc || byOffset || !strings.Contains(resolvedHint(t, env, args), fmt.Sprintf("cursor=%q", nc))):
 				t.Errorf("%s: next %s, hint %q; want both to continue by cursor %q", at, env.Next, env.Hint, nc)
 			case !cursorHints && (byCursor || !byOffset):
 				t.Errorf("%s: next %s; want it to continue by offset", at, env.Next)
