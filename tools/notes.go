@@ -61,7 +61,7 @@ func single[T any](item T) bounded.Paged[T] {
 func (s *Set) addNotes() {
 	notes := s.cfg.Notes
 	s.add(spec{name: "get_note",
-		desc:   "Read one note by id (its vault path without extension, e.g. \"projects/alpha\"): title, tags, dates and a window of its content lines. A long note comes in windows: contentMetadata gives totalLines, returnedLines and nextOffset, and nextLines holds the arguments of the get_note call for the following lines.",
+		desc: "Read one note by id (its vault path without extension, e.g. \"projects/alpha\"): title, tags, dates and a window of its content lines. A long note comes in windows: contentMetadata gives totalLines, returnedLines and nextOffset, and nextLines holds the arguments of the get_note call for the following lines.",
 		params: append(append([]param{idParam("The note's id.")}, windowParams()...),
 			param{name: "charOffset", kind: kindInt, hasMin: true, hasMax: true, max: bounded.MaxOffset, def: 0, sentinel: bounded.ErrInvalidWindow,
 				desc: "Characters of line lineOffset to skip, to read on inside a line longer than a response: nextLines sets it."}),
@@ -269,7 +269,7 @@ func (s *Set) fitNotes(r *request, page bounded.Paged[NoteContentItem], first po
 	if head.Context != nil {
 		head.Context, head.ContextOmitted = nil, true
 	}
-	head.Title, _ = bounded.Clip(head.Title, titleRoom)
+	head.Title, _ = bounded.Clip(head.Title, min(titleRoom, r.budget.LimitChars()/10))
 	// The envelope around the text at its largest: the window info and
 	// nextLines of a clip, with numbers as long as they can be.
 	blank := s.noteContentItem(r, first, n, 0, room{chars: 2, tokens: 1})
@@ -292,10 +292,12 @@ func (s *Set) fitNotes(r *request, page bounded.Paged[NoteContentItem], first po
 	// The text's room: the budget less the envelope around it (its empty
 	// quotes aside), and slack for the numbers and the clip report that
 	// change with it.
-	const slack, slackTokens = 160, 64
+	// At least room for the quotes and "…": never text clipped to nothing
+	// without a marker.
+	const slack, slackTokens = 40, 16
 	rm := room{
-		chars:  max(r.budget.LimitChars()-m.Truncation.EstimatedChars+2-slack, 2),
-		tokens: max(r.budget.LimitTokens()-m.Truncation.EstimatedTokens+1-slackTokens, 1),
+		chars:  max(r.budget.LimitChars()-m.Truncation.EstimatedChars+2-slack, 3),
+		tokens: max(r.budget.LimitTokens()-m.Truncation.EstimatedTokens+1-slackTokens, 2),
 	}
 	for {
 		it := s.noteContentItem(r, first, n, 0, rm)
@@ -307,15 +309,15 @@ func (s *Set) fitNotes(r *request, page bounded.Paged[NoteContentItem], first po
 			in.Window = it.ContentMetadata
 		}
 		out, err = bounded.Fit(r.budget, in)
-		if err != nil || out.Truncation.Reason != bounded.ReasonSingleResultTooLarge || !slices.Contains(out.Truncation.ClippedFields, "content") || rm.chars <= 2 {
+		if err != nil || out.Truncation.Reason != bounded.ReasonSingleResultTooLarge || !slices.Contains(out.Truncation.ClippedFields, "content") || rm.chars <= 3 {
 			return out.JSON, err
 		}
-		rm = room{chars: max(rm.chars*3/4, 2), tokens: max(rm.tokens*3/4, 1)}
+		rm = room{chars: max(rm.chars*3/4, 3), tokens: max(rm.tokens*3/4, 2)}
 	}
 }
 
 // titleRoom is the most characters of a title a note window keeps when
-// the note alone is over the budget.
+// the note alone is over the budget (and at most a tenth of the budget).
 const titleRoom = 200
 
 // flat returns a copy of r that attaches no hierarchy context: the

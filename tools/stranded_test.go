@@ -1,0 +1,213 @@
+package tools_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/ports"
+	"github.com/boundedkit/bounded/tools"
+)
+
+// The regression tests of this file hold, on memrepo, SQLite and Postgres,
+// that no response loses data or strands it: a call that came by cursor
+// continues by cursor, a note's text is never advanced past unseen, every
+// character of a line longer than any budget is reachable, and a budget at
+// the documented minimum answers.
+
+func putNote(t *testing.T, s store, n ports.Note) {
+	t.Helper()
+	if n.CreatedAt.IsZero() {
+		n.CreatedAt = base
+	}
+	if n.UpdatedAt.IsZero() {
+		n.UpdatedAt = base
+	}
+	if err := s.PutNote(context.Background(), n); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func noteSet(t *testing.T, s store, b bounded.Budget) *tools.Set {
+	t.Helper()
+	if b == (bounded.Budget{}) {
+		b = quiet
+	}
+	set, err := tools.New(tools.Config{Notes: s, Budget: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+// nextArgs is env's next call's arguments as JSON.
+func nextArgs(env envelope) string { return string(env.Next) }
+
+// TestCursorCallContinuesByCursor: with offset hints (the default), a call
+// made with a cursor after earlier notes were deleted says no stale
+// positions and continues by cursor: the walk sees every note that existed
+// throughout exactly once.
+func TestCursorCallContinuesByCursor(t *testing.T) {
+	for _, st := range adapterStores {
+		t.Run(st.name, func(t *testing.T) {
+			s := st.open(t)
+			for i := range 30 {
+				putNote(t, s, ports.Note{ID: fmt.Sprintf("n/%02d", i), Title: fmt.Sprintf("Note %d", i), UpdatedAt: base.Add(-time.Duration(i) * time.Hour)})
+			}
+			set := noteSet(t, s, bounded.Budget{})
+			first, _ := call(t, set, "list_notes", `{"limit":10}`)
+			seen := map[string]int{}
+			for _, id := range keys(t, first) {
+				seen[id]++
+			}
+			for i := range 6 { // six notes of the first page go
+				if err := s.DeleteNote(context.Background(), fmt.Sprintf("n/%02d", i)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			args := fmt.Sprintf(`{"limit":10,"cursor":%q}`, first.Pagination.NextCursor)
+			for calls := 0; args != ""; calls++ {
+				if calls > 10 {
+					t.Fatal("no end after 10 calls")
+				}
+				env, _ := call(t, set, "list_notes", args)
+				for _, id := range keys(t, env) {
+					seen[id]++
+				}
+				if strings.Contains(env.Hint, "showing 11") || strings.Contains(env.Hint, "-20") {
+					t.Errorf("%s: hint %q states positions the deletes made stale", args, env.Hint)
+				}
+				if env.Next == nil {
+					break
+				}
+				next := orderedArgs(t, env.Next)
+				if _, ok := next.Get("offset"); ok {
+					t.Fatalf("%s: a call by cursor continues by offset: next %s", args, env.Next)
+				}
+				args = nextArgs(env)
+			}
+			for i := range 30 {
+				id := fmt.Sprintf("n/%02d", i)
+				if seen[id] != 1 && i >= 6 || i < 6 && i >= 10 {
+					t.Errorf("%s seen %d times, want once", id, seen[id])
+				}
+			}
+		})
+	}
+}
+
+// readNote follows nextLines from args to the end and returns the text
+// read, checking every response against the budget and that each one
+// returns something of the note.
+func readNote(t *testing.T, set *tools.Set, args string, budget int) string {
+	t.Helper()
+	var text strings.Builder
+	for calls := 0; ; calls++ {
+		if calls > 400 {
+			t.Fatalf("%s: no end after 400 calls", args)
+		}
+		env, out := call(t, set, "get_note", args)
+		if n := utf8.RuneCount(out); budget > 0 && n > budget {
+			t.Fatalf("%s: %d characters, over the budget %d", args, n, budget)
+		}
+		var n struct {
+			Content     *string
+			ContentClip *bounded.ClipInfo
+			NextLines   json.RawMessage
+		}
+		if err := json.Unmarshal(env.Results[0], &n); err != nil {
+			t.Fatal(err)
+		}
+		if n.Content == nil {
+			t.Fatalf("%s: no content: %s", args, out)
+		}
+		got := *n.Content
+		if n.ContentClip != nil {
+			i := strings.LastIndex(got, "…[truncated ")
+			if i < 0 {
+				t.Fatalf("%s: a clip without its marker: %q", args, got)
+			}
+			got = got[:i]
+		}
+		if got == "" {
+			t.Fatalf("%s: a response with none of the note's text: %s", args, out)
+		}
+		text.WriteString(got)
+		if n.NextLines == nil {
+			return text.String()
+		}
+		args = string(n.NextLines)
+	}
+}
+
+// TestNoteTextNeverSkipped: a long title and a hierarchy context give way
+// to the text, which is read from its first line to its last.
+func TestNoteTextNeverSkipped(t *testing.T) {
+	for _, st := range adapterStores {
+		t.Run(st.name, func(t *testing.T) {
+			s := st.open(t)
+			putNote(t, s, ports.Note{ID: "long-title", Title: strings.Repeat("Überschrift ", 334)[:4000], Content: "line 0\nline 1\nline 2\n"})
+			var lines []string
+			for i := range 30 {
+				lines = append(lines, fmt.Sprintf("line %d of the parent, with some words", i))
+			}
+			parent := strings.Join(lines, "\n") + "\n"
+			putNote(t, s, ports.Note{ID: "parent", Title: "Parent", Content: parent})
+			for i := range 12 {
+				putNote(t, s, ports.Note{ID: fmt.Sprintf("parent/child-%02d", i), Title: fmt.Sprintf("Child %d", i),
+					Content: strings.Repeat("child text ", 40), Parents: []string{"parent"}})
+			}
+			for _, c := range []struct {
+				id, want string
+				budget   int
+			}{
+				{"long-title", "line 0\nline 1\nline 2\n", 4000},
+				{"long-title", "line 0\nline 1\nline 2\n", tools.MinBudget},
+				{"parent", parent, 2500},
+				{"parent", parent, tools.MinBudget},
+			} {
+				set := noteSet(t, s, bounded.Budget{})
+				got := readNote(t, set, fmt.Sprintf(`{"id":%q,"budget":%d}`, c.id, c.budget), c.budget)
+				if got != c.want {
+					t.Errorf("%s at budget %d: read %q, want %q", c.id, c.budget, got, c.want)
+				}
+			}
+		})
+	}
+}
+
+// TestLongLineReachable: every character of a line of 65,316 characters
+// is read, by charOffset, under the default budget and a small one.
+func TestLongLineReachable(t *testing.T) {
+	for _, st := range adapterStores {
+		t.Run(st.name, func(t *testing.T) {
+			s := st.open(t)
+			var b strings.Builder
+			for i := range 7 {
+				fmt.Fprintf(&b, "line %d\n", i)
+			}
+			long := strings.Repeat("日本語のテキストと\"引用\" ", 65316/15+1)[:0]
+			for utf8.RuneCountInString(long) < 65316 {
+				long += "日本語のテキストと\"引用\" and ASCII "
+			}
+			long = string([]rune(long)[:65316])
+			b.WriteString(long + "\nline 8\n")
+			putNote(t, s, ports.Note{ID: "wide", Title: "Wide", Content: b.String()})
+			set := noteSet(t, s, bounded.Budget{})
+			for _, budget := range []int{0, 3000} {
+				args := `{"id":"wide"}`
+				if budget > 0 {
+					args = fmt.Sprintf(`{"id":"wide","budget":%d}`, budget)
+				}
+				if got := readNote(t, set, args, budget); got != b.String() {
+					t.Errorf("budget %d: read %d characters, want the note's %d", budget, utf8.RuneCountInString(got), utf8.RuneCountInString(b.String()))
+				}
+			}
+		})
+	}
+}
