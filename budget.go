@@ -22,7 +22,7 @@ import (
 // for a [Budget] with a negative, NaN or infinite field, a Margin outside
 // (0, 1], or limits that leave no room at all; and by [Fit] when the budget is
 // too small for the envelope itself (its pagination, truncation report, hint
-// and next call), or for one result even with every string in it clipped.
+// and next call) or for the response that says a result needs more.
 var ErrInvalidBudget = errors.New("bounded: invalid budget")
 
 // ErrUnordered is returned by [Fit], wrapped with the positions and scores at
@@ -64,6 +64,11 @@ const (
 	// ReasonSingleResultTooLarge: the first result alone was over the
 	// budget; it was returned with its longest strings clipped.
 	ReasonSingleResultTooLarge = "single_result_too_large"
+	// ReasonBudgetTooSmall: not even the first result with every string
+	// clipped fits the budget; none was returned, NeededChars and
+	// NeededTokens say what a response with it takes, and the page goes
+	// on at that result.
+	ReasonBudgetTooSmall = "budget_too_small"
 )
 
 // Tokenizer counts the tokens of a text exactly as the agent's model does.
@@ -378,6 +383,13 @@ type Truncation struct {
 	// "[i]" ("observations[2]"), keys that are not identifiers quoted
 	// (`meta["a.b"]`), and "$" for a result that is itself a string.
 	ClippedFields []string `json:"clippedFields,omitempty"`
+	// NeededChars and NeededTokens, for ReasonBudgetTooSmall, are the
+	// size of the response holding the first result clipped to its
+	// minimum: a budget of at least that much returns it. When the token
+	// limit derives from the characters (MaxTokens 0), NeededChars covers
+	// NeededTokens too.
+	NeededChars  int `json:"neededChars,omitempty"`
+	NeededTokens int `json:"neededTokens,omitempty"`
 }
 
 // FitInput is what [Fit] fits into a budget.
@@ -468,7 +480,10 @@ type Fitted struct {
 // marker counting the removed characters) until the envelope fits. The
 // response reports ReasonSingleResultTooLarge and the clipped paths, and the
 // next page starts after that item. Only string values are clipped, never
-// keys, numbers or structure, and the item keeps its key order.
+// keys, numbers or structure, and the item keeps its key order. When not
+// even that fits, the response holds no result: it reports
+// ReasonBudgetTooSmall with the budget the item needs (NeededChars,
+// NeededTokens), the page goes on at that item, and the hint says so.
 //
 // When b.Logger is set, a cut, or a response using at least b.WarnAt of a
 // limit, is logged to it at level Warn as "bounded: response cut to fit budget" or
@@ -477,8 +492,7 @@ type Fitted struct {
 //
 // An empty page gives "results":[]. Fit does not modify in, and the JSON it
 // returns is its own. It returns an error wrapping [ErrInvalidBudget] for an
-// invalid budget, or one too small for the envelope itself (or for one item
-// with every string clipped); [ErrUnordered] for items out of relevance
+// invalid budget, or one too small for the envelope itself; [ErrUnordered] for items out of relevance
 // order; [ErrInvalidPage] when in.Page.Page.Returned is not
 // len(in.Page.Items); the error of an item encoding/json cannot encode; or
 // the error of in.Page.CursorAt.
@@ -1627,6 +1641,14 @@ func appendTruncation(b []byte, tr *Truncation, paths [][]byte) []byte {
 		}
 		b = append(b, ']')
 	}
+	if tr.NeededChars != 0 {
+		b = append(b, `,"neededChars":`...)
+		b = strconv.AppendInt(b, int64(tr.NeededChars), 10)
+	}
+	if tr.NeededTokens != 0 {
+		b = append(b, `,"neededTokens":`...)
+		b = strconv.AppendInt(b, int64(tr.NeededTokens), 10)
+	}
 	return append(b, '}')
 }
 
@@ -1642,6 +1664,12 @@ func truncationLen(tr *Truncation) int {
 	}
 	if len(tr.ClippedFields) > 0 {
 		n += len(`,"clippedFields":[]`)
+	}
+	if tr.NeededChars != 0 {
+		n += len(`,"neededChars":`) + digits(tr.NeededChars)
+	}
+	if tr.NeededTokens != 0 {
+		n += len(`,"neededTokens":`) + digits(tr.NeededTokens)
 	}
 	return n
 }
@@ -1902,9 +1930,48 @@ func (f *fitter) clipFirst() ([]byte, *shape, error) {
 			excess = max(s.chars-f.limitChars, ceilInt(float64(s.tokens-f.limitTokens)*perToken), 1)
 		}
 		if !waterfill(leaves, excess) {
-			return nil, nil, f.tooSmall(s, "the envelope with result 0 clipped to its minimum")
+			return f.noneFits(s)
 		}
 	}
+}
+
+// noneFits returns the response without results when not even min, the
+// first result clipped to its minimum, fits: ReasonBudgetTooSmall, with
+// what min needs, and the page going on at the first result. It returns
+// the error of a budget too small for that response too.
+func (f *fitter) noneFits(min *shape) ([]byte, *shape, error) {
+	t0, err := f.tailFor(0)
+	if err != nil {
+		return nil, nil, err
+	}
+	t := *t0
+	s := &shape{k: 0, t: &t}
+	s.tr.Reason = ReasonBudgetTooSmall
+	// Slack for the report's numbers, whose digits grow with the limits.
+	const slack, slackTokens = 16, 8
+	s.tr.NeededChars, s.tr.NeededTokens = min.chars+slack, min.tokens+slackTokens
+	if f.b.MaxTokens == 0 {
+		// The token limit comes from the characters: enough of them for
+		// the tokens too.
+		s.tr.NeededChars = max(s.tr.NeededChars, ceilInt(float64(s.tr.NeededTokens)*f.b.CharsPerToken))
+	}
+	if f.style != HintOff {
+		h := fmt.Sprintf("The next result needs a budget of %s characters (%s tokens); this one is %s (%s): call again with a larger budget.",
+			FormatCount(s.tr.NeededChars), FormatCount(s.tr.NeededTokens), FormatCount(f.limitChars), FormatCount(f.limitTokens))
+		t.hint, t.hintJSON = h, appendJSONString(nil, h)
+		t.runes = runeCount(t.pagination) + runeCount(t.hintJSON) + runeCount(t.nextJSON)
+	}
+	if err := f.measure(s, f.limitTokens); err != nil {
+		return nil, nil, err
+	}
+	if s.chars > f.limitChars || f.tok == nil && !f.fits(s) {
+		return nil, nil, f.tooSmall(min, "the envelope with result 0 clipped to its minimum")
+	}
+	out, err := f.assemble(s)
+	if err == nil && !f.fits(s) {
+		err = f.tooSmall(min, "the envelope with result 0 clipped to its minimum")
+	}
+	return out, s, err
 }
 
 // waterfill clips the longest strings of leaves down to one common length,

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // keyedStore is a result set ordered by title, then id, paged as a store
@@ -316,6 +317,10 @@ func TestFitCursorAtMaximal(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
+				if fd.Truncation.Reason == ReasonBudgetTooSmall {
+					checkTooSmall(t, name, b, in, fd)
+					continue
+				}
 				fits++
 				if fd.Kept < len(pg.Items) {
 					cuts++
@@ -425,5 +430,31 @@ func TestFitCursorWalkUnderWrites(t *testing.T) {
 				t.Errorf("walked by offset under %d characters, pages of %d: exact, so the writes test nothing", maxChars, size)
 			}
 		}
+	}
+}
+
+// checkTooSmall checks a response that returned no result because not
+// even the first one fits: it goes on at that result, says what it needs,
+// and a budget of that size returns the result.
+func checkTooSmall[T any](t *testing.T, name string, b Budget, in FitInput[T], fd Fitted) {
+	t.Helper()
+	tr := fd.Truncation
+	if fd.Kept != 0 || !fd.Page.HasMore || fd.Page.NextOffset != in.Page.Page.Offset || fd.Page.Returned != 0 {
+		t.Errorf("%s: too small, yet kept %d, page %+v; want nothing kept and the page going on at offset %d", name, fd.Kept, fd.Page, in.Page.Page.Offset)
+	}
+	if tr.NeededChars <= tr.LimitChars && tr.NeededTokens <= tr.LimitTokens {
+		t.Errorf("%s: too small, yet needs %d characters, %d tokens within the limits %d, %d", name, tr.NeededChars, tr.NeededTokens, tr.LimitChars, tr.LimitTokens)
+	}
+	if n := utf8.RuneCount(fd.JSON); n > tr.LimitChars {
+		t.Errorf("%s: the too-small response has %d characters, over %d", name, n, tr.LimitChars)
+	}
+	big := b
+	big.MaxChars, big.Margin = max(tr.NeededChars, b.LimitChars()), 1
+	if b.MaxTokens > 0 {
+		big.MaxTokens = max(tr.NeededTokens, b.LimitTokens())
+	}
+	more, err := Fit(big, in)
+	if err != nil || more.Kept < 1 {
+		t.Errorf("%s: with the %d characters and %d tokens needed: kept %d, %v, %+v; want the first result", name, tr.NeededChars, tr.NeededTokens, more.Kept, err, more.Truncation)
 	}
 }

@@ -262,7 +262,7 @@ func (s *Set) fitNotes(r *request, page bounded.Paged[NoteContentItem], first po
 	if err != nil && !errors.Is(err, bounded.ErrInvalidBudget) || page.Items[0].Content == nil {
 		return out.JSON, err
 	}
-	if err == nil && out.Truncation.Reason != bounded.ReasonSingleResultTooLarge {
+	if tr := out.Truncation.Reason; err == nil && tr != bounded.ReasonSingleResultTooLarge && tr != bounded.ReasonBudgetTooSmall {
 		return out.JSON, nil
 	}
 	head := page.Items[0]
@@ -284,9 +284,10 @@ func (s *Set) fitNotes(r *request, page bounded.Paged[NoteContentItem], first po
 	if err != nil {
 		return nil, err
 	}
-	if m.Truncation.Reason == bounded.ReasonSingleResultTooLarge {
+	if tr := m.Truncation.Reason; tr == bounded.ReasonSingleResultTooLarge || tr == bounded.ReasonBudgetTooSmall {
 		// Not even the note without its text fits: Fit clips what it
-		// must, and the text, empty, is not advanced past.
+		// must (or says what it needs), and the text is not advanced
+		// past.
 		return m.JSON, nil
 	}
 	// The text's room: the budget less the envelope around it (its empty
