@@ -19,9 +19,12 @@
 //     page starting at the first item cut.
 //   - One JSON envelope for tool responses ([Envelope]).
 //
-// A tool handler reads: normalize the request, ask a port (package ports) for
-// a page, window or clip the contents, fit the page into the budget, and
-// return the envelope.
+// A tool over the caller's own data is one call: [Respond] takes a [Source]
+// (a slice with [FromSlice], a query with [FromFunc]), the [Call] and the
+// [Page] asked for, and returns the fitted envelope. A tool over a domain
+// port reads the same way: normalize the request, ask a port (package
+// ports) for a page, window or clip the contents, fit the page into the
+// budget, and return the envelope.
 //
 // The package imports only the standard library. Domain interfaces live in
 // package ports, the in-memory reference implementation in memrepo, SQL
