@@ -1,0 +1,351 @@
+// Package bunpage pages a bun query as a [bounded.Source], by offset or by
+// cursor, in an order of the caller's columns that ends with a unique one:
+//
+//	q := db.NewSelect().Model((*Book)(nil)).Where("shelf = ?", shelf)
+//	src, err := bunpage.New(db, q,
+//		bunpage.Col("year", func(b Book) int64 { return b.Year }).Desc(),
+//		bunpage.Col("id", func(b Book) int64 { return b.ID }).Unique(),
+//	)
+//	if err != nil { ... }
+//	out, err := bounded.Respond(ctx, src, call, page, bounded.Options[Book]{Limits: limits})
+//
+// A page is one statement, SELECT * FROM (q) ORDER BY the columns
+// LIMIT limit+1 with OFFSET n or, after a cursor, a keyset predicate on the
+// columns: the row value (a, b) > (?, ?), which an index on the columns
+// serves, when they all sort one way and none is [Nullable]; (a > ?) OR
+// (a = ? AND b > ?) ... otherwise. A count runs with the page, in one
+// transaction (REPEATABLE READ, read-only, on Postgres and MySQL).
+//
+// Cursors carry the edge item's column values. [bounded.Respond] binds
+// them to the call's tool and arguments and signs them with its
+// Options.CursorKey: build q from those alone, so that a cursor means the
+// same rows on every call that accepts it. Fetch checks a cursor's values
+// against the columns before any SQL runs, so a forged one is
+// [bounded.ErrInvalidCursor], never a database error.
+package bunpage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/boundedkit/bounded"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+)
+
+// ErrInvalidSource is returned by [New], wrapped with the reason, for a
+// nil database or query or an order it cannot page by.
+var ErrInvalidSource = errors.New("bunpage: invalid source")
+
+// ErrNoTieBreaker is returned by [New] (wrapped with [ErrInvalidSource])
+// for an order that does not end with a [Column.Unique] column that is
+// never NULL: without one, rows that tie on every column could be
+// skipped or repeated between pages.
+var ErrNoTieBreaker = errors.New("bunpage: the order does not end with a unique column")
+
+// alias names the user's query where a page or count selects from it.
+const alias = "bunpage"
+
+// Source is a [bounded.Source] over the rows of a bun query: see [New].
+// It is safe for concurrent use as far as its database is.
+type Source[T any] struct {
+	db   bun.IDB
+	q    *bun.SelectQuery
+	cols []Column[T]
+	// idents are the columns, qualified with alias.
+	idents []bun.Ident
+	// rowValue: the keyset is one row-value comparison.
+	rowValue bool
+	// caseNulls: the dialect has no NULLS FIRST/LAST, so NULLs are
+	// ordered by a CASE expression.
+	caseNulls bool
+	txOpts    *sql.TxOptions
+	keys      func(T) []any
+}
+
+// New returns the Source of the rows q selects, ordered by the columns of
+// order, the last one [Column.Unique] and never NULL (or an error
+// wrapping [ErrNoTieBreaker]). Its pages run on db: a *bun.DB, bun.Conn or
+// bun.Tx of q's dialect. q supplies the rows' SQL alone, copied now; later
+// changes to q do not change the source.
+//
+// Each page is scanned into a []T as q.Scan would scan it, by column name.
+// The column names are those of q's results.
+//
+// A nil db or q, or an order with an empty, qualified ("b.year") or
+// repeated name, a column not made by [Col] or [Nullable], or NullsFirst
+// on a column that is not Nullable, is an error wrapping
+// [ErrInvalidSource].
+func New[T any](db bun.IDB, q *bun.SelectQuery, order ...Column[T]) (*Source[T], error) {
+	switch {
+	case db == nil:
+		return nil, fmt.Errorf("%w: nil database", ErrInvalidSource)
+	case q == nil || q.DB() == nil:
+		return nil, fmt.Errorf("%w: nil query", ErrInvalidSource)
+	case db.Dialect().Name() != q.Dialect().Name():
+		return nil, fmt.Errorf("%w: the database's dialect is %s, the query's %s", ErrInvalidSource, db.Dialect().Name(), q.Dialect().Name())
+	}
+	if err := checkOrder(order); err != nil {
+		return nil, err
+	}
+	d := db.Dialect().Name()
+	s := &Source[T]{
+		db:        db,
+		q:         q.Clone(),
+		cols:      slices.Clone(order),
+		rowValue:  d != dialect.MSSQL,
+		caseNulls: d == dialect.MySQL || d == dialect.MSSQL,
+	}
+	if d == dialect.PG || d == dialect.MySQL {
+		s.txOpts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	}
+	for _, c := range s.cols {
+		s.idents = append(s.idents, bun.Ident(alias+"."+c.name))
+		s.rowValue = s.rowValue && !c.nullable && c.desc == s.cols[0].desc
+	}
+	s.keys = func(it T) []any {
+		keys := make([]any, len(s.cols))
+		for i, c := range s.cols {
+			keys[i] = c.key(it)
+		}
+		return keys
+	}
+	return s, nil
+}
+
+func checkOrder[T any](order []Column[T]) error {
+	if len(order) == 0 {
+		return fmt.Errorf("%w: %w: the order is empty; end it with a unique column, such as the primary key", ErrInvalidSource, ErrNoTieBreaker)
+	}
+	seen := make(map[string]bool, len(order))
+	for i, c := range order {
+		switch {
+		case c.key == nil:
+			return fmt.Errorf("%w: column %d (%q) has no value function: make columns with Col or Nullable", ErrInvalidSource, i, c.name)
+		case c.name == "":
+			return fmt.Errorf("%w: column %d has no name", ErrInvalidSource, i)
+		case strings.Contains(c.name, "."):
+			return fmt.Errorf("%w: column %q: name a column of the query's results, without its table", ErrInvalidSource, c.name)
+		case seen[c.name]:
+			return fmt.Errorf("%w: column %q appears twice", ErrInvalidSource, c.name)
+		case c.nullsFirst && !c.nullable:
+			return fmt.Errorf("%w: column %q is never NULL: NullsFirst needs a Nullable column", ErrInvalidSource, c.name)
+		}
+		seen[c.name] = true
+	}
+	switch last := order[len(order)-1]; {
+	case !last.unique:
+		return fmt.Errorf("%w: %w: the last column, %q, is not Unique; end the order with a unique column, such as the primary key", ErrInvalidSource, ErrNoTieBreaker, last.name)
+	case last.nullable:
+		return fmt.Errorf("%w: %w: the last column, %q, may be NULL, and NULLs do not break ties", ErrInvalidSource, ErrNoTieBreaker, last.name)
+	}
+	return nil
+}
+
+// Fetch returns the rows r asks for, as [bounded.Source] documents, with
+// their keys (each column's value) for cursors. A cursor's keys that do
+// not fit the columns (their number, a type, NULL for a column never
+// NULL, NaN or an infinity, a string that is not UTF-8 or holds NUL, a
+// time outside the years 1 to 9999) are an error wrapping
+// [bounded.ErrInvalidCursor], and a Limit under 1 or a negative Offset one
+// wrapping [bounded.ErrInvalidPage], both before any SQL runs. Database
+// errors are returned wrapped.
+//
+// The count r.Count asks for is read in the page's transaction: the exact
+// count of q's rows, or of at most r.CountCap+1 of them (with a CountCap
+// of 0, [bounded.DefaultCountCap] of r.Limit). With [bounded.CountNone]
+// the page runs alone and Rows.Count is -1.
+func (s *Source[T]) Fetch(ctx context.Context, r bounded.Request) (bounded.Rows[T], error) {
+	if r.Limit < 1 || r.Offset < 0 {
+		return bounded.Rows[T]{}, fmt.Errorf("%w: limit %d, offset %d", bounded.ErrInvalidPage, r.Limit, r.Offset)
+	}
+	var at []any
+	if r.At != nil {
+		var err error
+		if at, err = s.args(r.At.Keys); err != nil {
+			return bounded.Rows[T]{}, err
+		}
+	}
+	var items []T
+	count := int64(-1)
+	var err error
+	if r.Count == bounded.CountNone {
+		err = s.page(s.db, r, at).Scan(ctx, &items)
+	} else {
+		err = s.db.RunInTx(ctx, s.txOpts, func(ctx context.Context, tx bun.Tx) error {
+			if err := s.page(tx, r, at).Scan(ctx, &items); err != nil {
+				return err
+			}
+			return s.count(tx, r).Scan(ctx, &count)
+		})
+	}
+	if err != nil {
+		return bounded.Rows[T]{}, fmt.Errorf("bunpage: %w", err)
+	}
+	more := len(items) > r.Limit
+	if more {
+		items = items[:r.Limit]
+	}
+	if r.Backward() {
+		slices.Reverse(items)
+	}
+	return bounded.Rows[T]{Items: items, More: more, Count: int(count), Keys: s.keys}, nil
+}
+
+// args checks a cursor's keys against the columns and returns their SQL
+// arguments.
+func (s *Source[T]) args(keys []any) ([]any, error) {
+	if len(keys) != len(s.cols) {
+		return nil, fmt.Errorf("%w: %d keys, want %d", bounded.ErrInvalidCursor, len(keys), len(s.cols))
+	}
+	args := make([]any, len(keys))
+	for i, c := range s.cols {
+		a, err := c.arg(keys[i])
+		if err != nil {
+			return nil, err
+		}
+		args[i] = a
+	}
+	return args, nil
+}
+
+// from returns a query selecting from q on db.
+func (s *Source[T]) from(db bun.IDB) *bun.SelectQuery {
+	return db.NewSelect().TableExpr("(?) AS ?", s.q.Clone(), bun.Ident(alias))
+}
+
+// page is the query of r's page: ordered in r's reading direction, after
+// the keys at when set, one row past r.Limit.
+func (s *Source[T]) page(db bun.IDB, r bounded.Request, at []any) *bun.SelectQuery {
+	q := s.from(db).ColumnExpr("?.*", bun.Ident(alias))
+	back := r.Backward()
+	if at != nil {
+		pred, args := s.keyset(at, back)
+		q = q.Where(pred, args...)
+	}
+	for i, c := range s.cols {
+		dir := " ASC"
+		if c.desc != back {
+			dir = " DESC"
+		}
+		switch {
+		case !c.nullable:
+			q = q.OrderExpr("?"+dir, s.idents[i])
+		case s.caseNulls && c.nullsAtEnd(back):
+			q = q.OrderExpr("CASE WHEN ? IS NULL THEN 1 ELSE 0 END, ?"+dir, s.idents[i], s.idents[i])
+		case s.caseNulls:
+			q = q.OrderExpr("CASE WHEN ? IS NULL THEN 0 ELSE 1 END, ?"+dir, s.idents[i], s.idents[i])
+		case c.nullsAtEnd(back):
+			q = q.OrderExpr("?"+dir+" NULLS LAST", s.idents[i])
+		default:
+			q = q.OrderExpr("?"+dir+" NULLS FIRST", s.idents[i])
+		}
+	}
+	q = q.Limit(int64(r.Limit) + 1)
+	if at == nil && r.Offset > 0 {
+		q = q.Offset(int64(r.Offset))
+	}
+	return q
+}
+
+// nullsAtEnd reports whether c's NULLs come last in the reading
+// direction.
+func (c Column[T]) nullsAtEnd(back bool) bool { return c.nullsFirst == back }
+
+// keyset returns the predicate selecting the rows after the keys at in the
+// reading direction (before them in the source's order when back), and its
+// arguments.
+func (s *Source[T]) keyset(at []any, back bool) (string, []any) {
+	op := func(c Column[T]) string {
+		if c.desc != back {
+			return "<"
+		}
+		return ">"
+	}
+	var b strings.Builder
+	var args []any
+	if s.rowValue {
+		// (a, b) > (?, ?): one range of an index on (a, b).
+		b.WriteString("(")
+		for i := range s.cols {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("?")
+			args = append(args, s.idents[i])
+		}
+		b.WriteString(") " + op(s.cols[0]) + " (")
+		for i := range s.cols {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("?")
+			args = append(args, at[i])
+		}
+		b.WriteString(")")
+		return b.String(), args
+	}
+	// (a > ?) OR (a = ? AND b > ?) OR ..., where a NULL key is matched
+	// with IS NULL and NULLs sort where the column puts them. The range on
+	// a non-null first column alone (a >= ?) lets an index on it start at
+	// the cursor.
+	if first := s.cols[0]; !first.nullable {
+		b.WriteString("? " + op(first) + "= ? AND (")
+		args = append(args, s.idents[0], at[0])
+	} else {
+		b.WriteString("(")
+	}
+	terms := 0
+	for i, c := range s.cols {
+		id, v := s.idents[i], at[i]
+		var after string
+		var afterArgs []any
+		switch {
+		case v != nil && c.nullable && c.nullsAtEnd(back):
+			after, afterArgs = "(? "+op(c)+" ? OR ? IS NULL)", []any{id, v, id}
+		case v != nil:
+			after, afterArgs = "? "+op(c)+" ?", []any{id, v}
+		case c.nullsAtEnd(back):
+			continue // nothing follows a NULL that sorts at the end
+		default:
+			after, afterArgs = "? IS NOT NULL", []any{id}
+		}
+		if terms > 0 {
+			b.WriteString(" OR ")
+		}
+		terms++
+		b.WriteString("(")
+		for j := range i {
+			if at[j] == nil {
+				b.WriteString("? IS NULL AND ")
+				args = append(args, s.idents[j])
+			} else {
+				b.WriteString("? = ? AND ")
+				args = append(args, s.idents[j], at[j])
+			}
+		}
+		b.WriteString(after + ")")
+		args = append(args, afterArgs...)
+	}
+	b.WriteString(")")
+	return b.String(), args
+}
+
+// count is the query of r's count: every row of q, or at most
+// r.CountCap+1 of them.
+func (s *Source[T]) count(db bun.IDB, r bounded.Request) *bun.SelectQuery {
+	q := db.NewSelect().ColumnExpr("count(*)")
+	if r.Count != bounded.CountCapped {
+		return q.TableExpr("(?) AS ?", s.q.Clone(), bun.Ident(alias))
+	}
+	limit := r.CountCap
+	if limit <= 0 {
+		limit = bounded.DefaultCountCap(r.Limit)
+	}
+	capped := s.from(db).ColumnExpr("1").Limit(int64(limit) + 1)
+	return q.TableExpr("(?) AS ?", capped, bun.Ident(alias+"_count"))
+}

@@ -1,0 +1,202 @@
+package bunpage
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/boundedkit/bounded"
+)
+
+// Value is the type of a column's values in an item: an integer (not uint
+// or uint64), a float, a string, a bool or a time.Time, or a type defined
+// from one of the first five (type Status string).
+type Value interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 |
+		~float32 | ~float64 | ~string | ~bool | time.Time
+}
+
+// A Column is one key of a [Source]'s order: a column of the query's
+// results, its direction, where its NULLs sort, and how to read its value
+// from an item. Make one with [Col] or [Nullable].
+type Column[T any] struct {
+	name       string
+	kind       kind
+	desc       bool
+	nullable   bool
+	nullsFirst bool
+	unique     bool
+	// key returns an item's cursor key: int64, float64, string or bool
+	// as kind says (int64 microseconds for a time), or nil for NULL.
+	key func(T) any
+}
+
+// kind is the type of a column's cursor keys.
+type kind uint8
+
+const (
+	kindInt kind = iota + 1
+	kindFloat
+	kindString
+	kindBool
+	kindTime
+)
+
+var kindNames = [...]string{kindInt: "an integer", kindFloat: "a float", kindString: "a string", kindBool: "a bool", kindTime: "a time (an integer)"}
+
+// Col returns the column name of the query's results, ascending, never
+// NULL, whose value in an item is value(item). name is a column of the
+// query's results as it returns them ("year", not "b.year"), quoted as an
+// identifier.
+//
+// A time column is compared at microsecond precision, as bun writes times.
+func Col[T any, V Value](name string, value func(T) V) Column[T] {
+	c := Column[T]{name: name, kind: kindOf[V]()}
+	if value != nil {
+		c.key = func(it T) any { return keyOf(value(it)) }
+	}
+	return c
+}
+
+// Nullable is [Col] for a column that may be NULL, which value reports as
+// nil. NULLs sort after every value, in either direction, unless
+// [Column.NullsFirst].
+func Nullable[T any, V Value](name string, value func(T) *V) Column[T] {
+	c := Column[T]{name: name, kind: kindOf[V](), nullable: true}
+	if value != nil {
+		c.key = func(it T) any {
+			if v := value(it); v != nil {
+				return keyOf(*v)
+			}
+			return nil
+		}
+	}
+	return c
+}
+
+// Desc returns c sorted descending: largest first.
+func (c Column[T]) Desc() Column[T] {
+	c.desc = true
+	return c
+}
+
+// NullsFirst returns c with its NULLs sorted before its values, in
+// either direction. Only a [Nullable] column has NULLs: [New] refuses
+// NullsFirst on another.
+func (c Column[T]) NullsFirst() Column[T] {
+	c.nullsFirst = true
+	return c
+}
+
+// Unique returns c marked as holding no two equal values, such as a
+// primary key: the tie-breaker [New] requires at the end of every order.
+func (c Column[T]) Unique() Column[T] {
+	c.unique = true
+	return c
+}
+
+func kindOf[V Value]() kind {
+	t := reflect.TypeFor[V]()
+	if t == reflect.TypeFor[time.Time]() {
+		return kindTime
+	}
+	switch t.Kind() {
+	case reflect.Float32, reflect.Float64:
+		return kindFloat
+	case reflect.String:
+		return kindString
+	case reflect.Bool:
+		return kindBool
+	}
+	return kindInt // every other type Value allows
+}
+
+// keyOf returns v as a cursor key.
+func keyOf[V Value](v V) any {
+	switch x := any(v).(type) {
+	case int64:
+		return x
+	case int:
+		return int64(x)
+	case string:
+		return x
+	case float64:
+		return x
+	case bool:
+		return x
+	case time.Time:
+		return x.UnixMicro()
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Float32, reflect.Float64:
+		return rv.Float()
+	case reflect.String:
+		return rv.String()
+	case reflect.Bool:
+		return rv.Bool()
+	case reflect.Uint8, reflect.Uint16, reflect.Uint32:
+		return int64(rv.Uint())
+	}
+	return rv.Int()
+}
+
+// The times a cursor may hold: years 1 to 9999, which every engine stores
+// and bun writes in one format.
+var (
+	minTime = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro()
+	maxTime = time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC).UnixMicro()
+)
+
+// arg checks the cursor key k against c and returns the SQL argument it
+// stands for (nil for NULL), or an error wrapping bounded.ErrInvalidCursor.
+func (c Column[T]) arg(k any) (any, error) {
+	bad := func(why string) error {
+		return fmt.Errorf("%w: key for column %q %s", bounded.ErrInvalidCursor, c.name, why)
+	}
+	if i, ok := k.(int); ok {
+		k = int64(i)
+	}
+	switch v := k.(type) {
+	case nil:
+		if c.nullable {
+			return nil, nil
+		}
+		return nil, bad("is NULL, and the column is never NULL")
+	case int64:
+		switch c.kind {
+		case kindInt:
+			return v, nil
+		case kindTime:
+			if v < minTime || v > maxTime {
+				return nil, bad("is a time outside the years 1 to 9999")
+			}
+			return time.UnixMicro(v).UTC(), nil
+		}
+	case float64:
+		if c.kind == kindFloat {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, bad(fmt.Sprintf("is %v", v))
+			}
+			return v, nil
+		}
+	case string:
+		if c.kind == kindString {
+			if !utf8.ValidString(v) {
+				return nil, bad("is not valid UTF-8")
+			}
+			if strings.IndexByte(v, 0) >= 0 {
+				return nil, bad("holds a NUL byte")
+			}
+			return v, nil
+		}
+	case bool:
+		if c.kind == kindBool {
+			return v, nil
+		}
+	}
+	return nil, bad(fmt.Sprintf("is %T, want %s", k, kindNames[c.kind]))
+}
