@@ -1,0 +1,69 @@
+package boundedtest_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/boundedtest"
+)
+
+type task struct {
+	ID    int64  `json:"id"`
+	Title string `json:"title"`
+}
+
+func taskKeys(t task) []any { return []any{t.ID} }
+
+var tasks = []task{{10, "write"}, {20, "review"}, {30, "test"}, {40, "ship"}}
+
+func ExampleCheckSource() {
+	src := bounded.FromSlice(tasks).WithKeys(taskKeys)
+	fmt.Println(boundedtest.CheckSource(context.Background(), src, tasks))
+	// Output: <nil>
+}
+
+func ExampleCheckSource_failure() {
+	// A query whose count joins one row too many.
+	query := func(_ context.Context, r bounded.Request) ([]task, int, error) {
+		end := min(r.Offset+r.Limit, len(tasks))
+		return tasks[min(r.Offset, end):end], len(tasks) + 1, nil
+	}
+	err := boundedtest.CheckSource(context.Background(), bounded.FromFunc(query), tasks)
+	first, _, _ := strings.Cut(err.Error(), "\n")
+	fmt.Println(first)
+	// Output: offset/size=1/count=exact: FetchPage(limit=1, offset=0, count=exact): Total is 5 (exact), want 4
+}
+
+// liveTasks is a store of tasks in ID order that changes while it is
+// read.
+type liveTasks struct {
+	mu    sync.Mutex
+	tasks []task
+}
+
+func (s *liveTasks) Fetch(ctx context.Context, r bounded.Request) (bounded.Rows[task], error) {
+	s.mu.Lock()
+	snapshot := slices.Clone(s.tasks)
+	s.mu.Unlock()
+	return bounded.FromSlice(snapshot).WithKeys(taskKeys).Fetch(ctx, r)
+}
+
+func ExampleOptions_CheckSource() {
+	store := &liveTasks{tasks: slices.Clone(tasks)}
+	o := boundedtest.Options[task]{
+		Limits: bounded.Limits{Default: 2, Max: 10},
+		// Between pages, add a task and drop the first one.
+		Mutate: func(_ context.Context, step int) ([]task, error) {
+			store.mu.Lock()
+			defer store.mu.Unlock()
+			store.tasks = append(store.tasks[1:], task{ID: int64(100 + step), Title: "new"})
+			return slices.Clone(store.tasks), nil
+		},
+	}
+	fmt.Println(o.CheckSource(context.Background(), store, tasks))
+	// Output: <nil>
+}
