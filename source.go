@@ -49,10 +49,10 @@ type FuncSource[T any] func(ctx context.Context, r Request) (items []T, total in
 // FromFunc returns the Source of a function that reads at most r.Limit
 // items starting at r.Offset, and the total number of matching items,
 // e.g. a SQL query with LIMIT and OFFSET and a count. It pages by offset
-// only. The count strategy is the function's: a function that does not
-// count returns total -1, and the page reports [TotalUnknown] (reading
-// r.Limit+1 items lets it report HasMore exactly: items beyond r.Limit are
-// dropped).
+// only. total is counted as r.Count asks (see [Rows.Count]), or -1 for a
+// function that does not count: the page then reports [TotalUnknown]. A
+// function that reads r.Limit+1 items lets the page report HasMore without
+// an exact count (items beyond r.Limit are dropped).
 func FromFunc[T any](f func(ctx context.Context, r Request) (items []T, total int, err error)) Source[T] {
 	return FuncSource[T](f)
 }
@@ -71,7 +71,10 @@ func (f FuncSource[T]) Fetch(ctx context.Context, r Request) (Rows[T], error) {
 		items = items[:r.Limit]
 	}
 	if total >= 0 {
-		more = r.Offset+len(items) < total
+		// A total is a lower bound: more follow when it says so. A
+		// capped count over its cap may stop short of the page's end:
+		// then the row read past the page says.
+		more = r.Offset+len(items) < total || more && r.Count == CountCapped && total > r.CountCap
 	}
 	return Rows[T]{Items: items, More: more, Count: total, Keys: nil}, nil
 }
