@@ -73,8 +73,9 @@ type Source[T any] struct {
 // bun.Tx of q's dialect. q supplies the rows' SQL alone, copied now; later
 // changes to q do not change the source.
 //
-// Each page is scanned into a []T as q.Scan would scan it, by column name.
-// The column names are those of q's results.
+// Each page is scanned into a []T by column name, as q.Scan would scan
+// it, joined relations (has-one, belongs-to) included; relations bun loads
+// with queries of their own (has-many, many-to-many) are not loaded.
 //
 // A nil db or q, or an order with an empty, qualified ("b.year") or
 // repeated name, a column not made by [Col] or [Nullable], or NullsFirst

@@ -700,3 +700,37 @@ func TestCanceled(t *testing.T) {
 		}
 	})
 }
+
+type author struct {
+	ID   int64  `bun:"id,pk"`
+	Name string `bun:"name"`
+}
+
+type post struct {
+	ID       int64   `bun:"id,pk"`
+	AuthorID int64   `bun:"author_id"`
+	Author   *author `bun:"rel:belongs-to,join:author_id=id"`
+}
+
+// TestJoinedRelation checks that a query with a joined relation pages
+// with the relation scanned.
+func TestJoinedRelation(t *testing.T) {
+	forEngines(t, func(t *testing.T, db *bun.DB) {
+		exec(t, db, ddl(db, "CREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT NOT NULL)"),
+			ddl(db, "CREATE TABLE posts (id INTEGER PRIMARY KEY, author_id INTEGER NOT NULL)"),
+			"INSERT INTO authors VALUES (1, 'Zoë'), (2, 'Ærø')", "INSERT INTO posts VALUES (1, 2), (2, 1), (3, 2)")
+		q := db.NewSelect().Model((*post)(nil)).Relation("Author")
+		src, err := bunpage.New(db, q, bunpage.Col("id", func(p post) int64 { return p.ID }).Desc().Unique())
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := src.Fetch(t.Context(), bounded.Request{Limit: 2, At: &bounded.Cursor{Keys: []any{int64(3)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []post{{ID: 2, AuthorID: 1, Author: &author{1, "Zoë"}}, {ID: 1, AuthorID: 2, Author: &author{2, "Ærø"}}}
+		if diff := gocmp.Diff(want, rows.Items); diff != "" || rows.More || rows.Count != 3 {
+			t.Errorf("more %v, count %d, posts (-want +got):\n%s", rows.More, rows.Count, diff)
+		}
+	})
+}

@@ -53,6 +53,9 @@ var kindNames = [...]string{kindInt: "an integer", kindFloat: "a float", kindStr
 // identifier.
 //
 // A time column is compared at microsecond precision, as bun writes times.
+// A value that is NaN or infinite, or a string that is not UTF-8 or holds
+// NUL, cannot be a cursor's key: Fetch refuses a cursor at an item with
+// one; such items are read by offset.
 func Col[T any, V Value](name string, value func(T) V) Column[T] {
 	c := Column[T]{name: name, kind: kindOf[V]()}
 	if value != nil {

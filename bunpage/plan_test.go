@@ -1,0 +1,161 @@
+package bunpage_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/bunpage"
+	"github.com/uptrace/bun"
+)
+
+// TestPlans checks on 10,000 events that pages in an indexed order
+// (created, id, both descending: a row-value keyset) read the index in
+// page order: no full scan and no sort, by offset and by cursor forward
+// and backward; and that a cursor page enters the index at the cursor (a
+// range on the keys in its search condition), for all events and for one
+// kind's. For one kind's, Postgres may rightly prefer the index on
+// (created, id), filtering the kind: one event in eight has it.
+func TestPlans(t *testing.T) {
+	forEngines(t, func(t *testing.T, db *bun.DB) {
+		ctx := t.Context()
+		if err := loadEvents(ctx, db, 10_000); err != nil {
+			t.Fatal(err)
+		}
+		deep := makeEvent(1_000)
+		ldb, log := logged(db)
+		for _, q := range []struct {
+			name    string
+			indexes []string // any of them serves
+			query   *bun.SelectQuery
+		}{
+			{"all", []string{"events_created_id"}, ldb.NewSelect().Model((*event)(nil))},
+			{"kind", []string{"events_kind_created_id", "events_created_id"}, ldb.NewSelect().Model((*event)(nil)).Where("kind = ?", deep.Kind)},
+		} {
+			src, err := bunpage.New(ldb, q.query, newestFirst()...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range []struct {
+				name   string
+				req    bounded.Request
+				ranged bool
+			}{
+				{"offset 0", bounded.Request{Limit: 20}, false},
+				{"offset 100", bounded.Request{Limit: 20, Offset: 100}, false},
+				{"cursor", bounded.Request{Limit: 20, At: &bounded.Cursor{Keys: eventKeys(deep)}}, true},
+				{"backward", bounded.Request{Limit: 20, At: &bounded.Cursor{Backward: true, Keys: eventKeys(deep)}}, true},
+			} {
+				name := q.name + "/" + r.name
+				r.req.Count = bounded.CountNone
+				log.take()
+				rows, err := src.Fetch(ctx, r.req)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if len(rows.Items) != 20 {
+					t.Fatalf("%s: %d events", name, len(rows.Items))
+				}
+				ran := log.take()
+				if len(ran) != 1 {
+					t.Fatalf("%s: ran %q", name, ran)
+				}
+				if isPG(db) {
+					checkPGPlan(t, name, db, ran[0], q.indexes, r.ranged)
+				} else {
+					checkSQLitePlan(t, name, db, ran[0], q.indexes, r.ranged)
+				}
+			}
+		}
+	})
+}
+
+// checkSQLitePlan checks SQLite's plan of a page: one step reads the
+// events through one of indexes (a SEARCH with a range when ranged), none
+// scans the table or sorts.
+func checkSQLitePlan(t *testing.T, name string, db *bun.DB, query string, indexes []string, ranged bool) {
+	t.Helper()
+	rows, err := db.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var steps []string
+	for rows.Next() {
+		var id, parent, notused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		steps = append(steps, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	plan := strings.Join(steps, "\n")
+	uses := false
+	for _, s := range steps {
+		if strings.Contains(s, "TEMP B-TREE") || strings.HasPrefix(s, "SCAN") && !strings.Contains(s, "INDEX") {
+			t.Errorf("%s: %q sorts or scans the table:\n%s\n%s", name, s, plan, query)
+		}
+		for _, index := range indexes {
+			if slices.Contains(strings.Fields(s), index) && (!ranged || strings.HasPrefix(s, "SEARCH") && strings.ContainsAny(s, "<>")) {
+				uses = true
+			}
+		}
+	}
+	if !uses {
+		t.Errorf("%s: no step reads %s (ranged: %v):\n%s\n%s", name, indexes, ranged, plan, query)
+	}
+}
+
+// pgNode is a node of Postgres' EXPLAIN (FORMAT JSON).
+type pgNode struct {
+	Type      string   `json:"Node Type"`
+	Index     string   `json:"Index Name"`
+	IndexCond string   `json:"Index Cond"`
+	Plans     []pgNode `json:"Plans"`
+}
+
+func (n pgNode) all() []pgNode {
+	out := []pgNode{n}
+	for _, c := range n.Plans {
+		out = append(out, c.all()...)
+	}
+	return out
+}
+
+// checkPGPlan checks Postgres' plan of a page: an index scan of one of
+// indexes (with a range in its condition when ranged), no sequential
+// scan, no sort.
+func checkPGPlan(t *testing.T, name string, db *bun.DB, query string, indexes []string, ranged bool) {
+	t.Helper()
+	var out string
+	if err := db.QueryRowContext(context.Background(), "EXPLAIN (FORMAT JSON) "+query).Scan(&out); err != nil {
+		t.Fatal(err)
+	}
+	var plans []struct {
+		Plan pgNode `json:"Plan"`
+	}
+	if err := json.Unmarshal([]byte(out), &plans); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	uses := false
+	for _, n := range plans[0].Plan.all() {
+		lines = append(lines, fmt.Sprintf("%s %s %s", n.Type, n.Index, n.IndexCond))
+		if n.Type == "Sort" || n.Type == "Seq Scan" || n.Type == "Bitmap Heap Scan" {
+			defer t.Errorf("%s: the plan has a %s", name, n.Type)
+		}
+		if strings.HasPrefix(n.Type, "Index") && slices.Contains(indexes, n.Index) && (!ranged || strings.ContainsAny(n.IndexCond, "<>")) {
+			uses = true
+		}
+	}
+	if !uses {
+		t.Errorf("%s: no index scan of %s (ranged: %v):\n%s\n%s", name, indexes, ranged, strings.Join(lines, "\n"), query)
+	}
+}
