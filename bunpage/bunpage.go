@@ -53,8 +53,9 @@ const alias = "bunpage"
 // Source is a [bounded.Source] over the rows of a bun query: see [New].
 // It is safe for concurrent use as far as its database is.
 type Source[T any] struct {
-	db   bun.IDB
-	q    *bun.SelectQuery
+	db bun.IDB
+	// from is the rows' SQL: the user's query, formatted by New.
+	from bun.Safe
 	cols []Column[T]
 	// idents are the columns, qualified with alias.
 	idents []bun.Ident
@@ -70,14 +71,14 @@ type Source[T any] struct {
 // New returns the Source of the rows q selects, ordered by the columns of
 // order, the last one [Column.Unique] and never NULL (or an error
 // wrapping [ErrNoTieBreaker]). Its pages run on db: a *bun.DB, bun.Conn or
-// bun.Tx of q's dialect. q supplies the rows' SQL alone, copied now; later
-// changes to q do not change the source.
+// bun.Tx of q's dialect. q supplies the rows' SQL alone, formatted now:
+// later changes to q do not change the source, and q's error is New's.
 //
 // Each page is scanned into a []T by column name, as q.Scan would scan
 // it, joined relations (has-one, belongs-to) included; relations bun loads
 // with queries of their own (has-many, many-to-many) are not loaded.
 //
-// A nil db or q, or an order with an empty, qualified ("b.year") or
+// A nil db or q, a q that does not format, or an order with an empty, qualified ("b.year") or
 // repeated name, a column not made by [Col] or [Nullable], or NullsFirst
 // on a column that is not Nullable, is an error wrapping
 // [ErrInvalidSource].
@@ -93,10 +94,14 @@ func New[T any](db bun.IDB, q *bun.SelectQuery, order ...Column[T]) (*Source[T],
 	if err := checkOrder(order); err != nil {
 		return nil, err
 	}
+	from, err := q.AppendQuery(q.DB().QueryGen(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the query: %w", ErrInvalidSource, err)
+	}
 	d := db.Dialect().Name()
 	s := &Source[T]{
 		db:        db,
-		q:         q.Clone(),
+		from:      bun.Safe(from),
 		cols:      slices.Clone(order),
 		rowValue:  d != dialect.MSSQL,
 		caseNulls: d == dialect.MySQL || d == dialect.MSSQL,
@@ -214,15 +219,15 @@ func (s *Source[T]) args(keys []any) ([]any, error) {
 	return args, nil
 }
 
-// from returns a query selecting from q on db.
-func (s *Source[T]) from(db bun.IDB) *bun.SelectQuery {
-	return db.NewSelect().TableExpr("(?) AS ?", s.q.Clone(), bun.Ident(alias))
+// selectFrom returns a query selecting from the user's on db.
+func (s *Source[T]) selectFrom(db bun.IDB) *bun.SelectQuery {
+	return db.NewSelect().TableExpr("(?) AS ?", s.from, bun.Ident(alias))
 }
 
 // page is the query of r's page: ordered in r's reading direction, after
 // the keys at when set, one row past r.Limit.
 func (s *Source[T]) page(db bun.IDB, r bounded.Request, at []any) *bun.SelectQuery {
-	q := s.from(db).ColumnExpr("?.*", bun.Ident(alias))
+	q := s.selectFrom(db).ColumnExpr("?.*", bun.Ident(alias))
 	back := r.Backward()
 	if at != nil {
 		pred, args := s.keyset(at, back)
@@ -341,12 +346,12 @@ func (s *Source[T]) keyset(at []any, back bool) (string, []any) {
 func (s *Source[T]) count(db bun.IDB, r bounded.Request) *bun.SelectQuery {
 	q := db.NewSelect().ColumnExpr("count(*)")
 	if r.Count != bounded.CountCapped {
-		return q.TableExpr("(?) AS ?", s.q.Clone(), bun.Ident(alias))
+		return q.TableExpr("(?) AS ?", s.from, bun.Ident(alias))
 	}
 	limit := r.CountCap
 	if limit <= 0 {
 		limit = bounded.DefaultCountCap(r.Limit)
 	}
-	capped := s.from(db).ColumnExpr("1").Limit(int64(limit) + 1)
+	capped := s.selectFrom(db).ColumnExpr("1").Limit(int64(limit) + 1)
 	return q.TableExpr("(?) AS ?", capped, bun.Ident(alias+"_count"))
 }

@@ -518,7 +518,7 @@ func TestSnapshot(t *testing.T) {
 				path := t.TempDir() + "/snap.db"
 				db, other = openSQLiteFile(t, path), openSQLiteFile(t, path)
 			} else {
-				db = openPostgres(t)
+				db = e.open(t)
 				other = db // a pool: the insert takes another connection
 			}
 			books := loadBooks(t, db, 20)

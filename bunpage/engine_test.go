@@ -3,6 +3,7 @@ package bunpage_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -25,16 +26,32 @@ import (
 // database's address.
 const dsnEnv = "BOUNDED_PG_DSN"
 
-// engine opens a fresh, empty database of one kind for a test.
+// engine is a kind of database.
 type engine struct {
 	name string
-	open func(t testing.TB) *bun.DB
+	// create creates a fresh, empty database and returns it with the
+	// function that closes and removes it. t skips or fails the test when
+	// the engine cannot run.
+	create func(t testing.TB) (db *bun.DB, remove func() error)
 }
 
-// engines are SQLite (in t.TempDir) and Postgres (a schema of its own
-// per database, in the database BOUNDED_PG_DSN names). Without
-// BOUNDED_PG_DSN the Postgres subtests are skipped, or fail when CI=true.
-var engines = []engine{{"sqlite", openSQLite}, {"postgres", openPostgres}}
+// open returns a fresh, empty database removed when t ends.
+func (e engine) open(t testing.TB) *bun.DB {
+	t.Helper()
+	db, remove := e.create(t)
+	t.Cleanup(func() {
+		if err := remove(); err != nil {
+			t.Errorf("%s: remove the test database: %v", e.name, err)
+		}
+	})
+	return db
+}
+
+// engines are SQLite (a file in a temporary directory) and Postgres (a
+// schema of its own per database, in the database BOUNDED_PG_DSN names).
+// Without BOUNDED_PG_DSN the Postgres subtests are skipped, or fail when
+// CI=true.
+var engines = []engine{{"sqlite", createSQLite}, {"postgres", createPostgres}}
 
 // forEngines runs f in a subtest per engine, each on a fresh database.
 func forEngines(t *testing.T, f func(t *testing.T, db *bun.DB)) {
@@ -43,15 +60,40 @@ func forEngines(t *testing.T, f func(t *testing.T, db *bun.DB)) {
 	}
 }
 
-// openSQLite opens a new database file in t.TempDir with the driver
-// sqliteshim picks, one connection, WAL.
+// openSQLite opens a new database file removed when t ends.
 func openSQLite(t testing.TB) *bun.DB {
 	t.Helper()
-	return openSQLiteFile(t, filepath.Join(t.TempDir(), "test.db"))
+	return engines[0].open(t)
 }
 
+func createSQLite(t testing.TB) (*bun.DB, func() error) {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "bunpage-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sqliteOpen(filepath.Join(dir, "test.db"))
+	if err != nil {
+		os.RemoveAll(dir)
+		t.Fatal(err)
+	}
+	return db, func() error { return errors.Join(db.Close(), os.RemoveAll(dir)) }
+}
+
+// openSQLiteFile opens the database file at path, closed when t ends.
 func openSQLiteFile(t testing.TB, path string) *bun.DB {
 	t.Helper()
+	db, err := sqliteOpen(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// sqliteOpen opens the database file at path with the driver sqliteshim
+// picks, one connection, in WAL mode.
+func sqliteOpen(path string) (*bun.DB, error) {
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath()
 	if sqliteshim.DriverName() == "sqlite3" { // mattn/go-sqlite3
 		dsn += "?_journal_mode=WAL&_busy_timeout=5000"
@@ -60,12 +102,10 @@ func openSQLiteFile(t testing.TB, path string) *bun.DB {
 	}
 	sqldb, err := sql.Open(sqliteshim.ShimName, dsn)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	sqldb.SetMaxOpenConns(1)
-	db := bun.NewDB(sqldb, sqlitedialect.New())
-	t.Cleanup(func() { db.Close() })
-	return db
+	return bun.NewDB(sqldb, sqlitedialect.New()), nil
 }
 
 // pgDSN returns BOUNDED_PG_DSN, skipping t without it (failing it when
@@ -93,9 +133,8 @@ var (
 	}
 )
 
-// openPostgres opens a database whose connections use a new schema,
-// dropped when t ends.
-func openPostgres(t testing.TB) *bun.DB {
+// createPostgres creates a database whose connections use a new schema.
+func createPostgres(t testing.TB) (*bun.DB, func() error) {
 	t.Helper()
 	dsn := pgDSN(t)
 	pgAdmin.once.Do(func() {
@@ -122,13 +161,10 @@ func openPostgres(t testing.TB) *bun.DB {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		db.Close()
-		if _, err := pgAdmin.db.Exec("DROP SCHEMA " + schema + " CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-	})
-	return db
+	return db, func() error {
+		_, err := pgAdmin.db.Exec("DROP SCHEMA " + schema + " CASCADE")
+		return errors.Join(db.Close(), err)
+	}
 }
 
 func pgOpen(dsn string) (*bun.DB, error) {

@@ -1,0 +1,217 @@
+package bunpage_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/bunpage"
+	"github.com/uptrace/bun"
+)
+
+// benchRowsEnv names the environment variable with a larger number of
+// events to benchmark, e.g. BOUNDED_BENCH_ROWS=1000000, after 10,000.
+const benchRowsEnv = "BOUNDED_BENCH_ROWS"
+
+// benchLimit is the page size of the benchmarks: an agent tool's usual
+// default.
+const benchLimit = 20
+
+// benchRows returns the table sizes to benchmark.
+func benchRows(b *testing.B) []int {
+	rows := []int{10_000}
+	if v := os.Getenv(benchRowsEnv); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1000 {
+			b.Fatalf("%s=%q: want a number of rows of 1000 or more", benchRowsEnv, v)
+		}
+		if n != rows[0] {
+			rows = append(rows, n)
+		}
+	}
+	return rows
+}
+
+// loaded are the databases the benchmarks loaded, kept for the process:
+// -count runs a benchmark again on the same data. TestMain removes them.
+var loaded struct {
+	sync.Mutex
+	dbs     map[string]*bun.DB
+	removes []func() error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for _, remove := range loaded.removes {
+		if err := remove(); err != nil {
+			fmt.Fprintln(os.Stderr, "remove a benchmark database:", err)
+		}
+	}
+	os.Exit(code)
+}
+
+// benchDB returns a database of e holding n events, loading it on first
+// use.
+func benchDB(b *testing.B, e engine, n int) *bun.DB {
+	loaded.Lock()
+	defer loaded.Unlock()
+	key := fmt.Sprintf("%s/%d", e.name, n)
+	if db := loaded.dbs[key]; db != nil {
+		return db
+	}
+	db, remove := e.create(b)
+	loaded.removes = append(loaded.removes, remove)
+	start := time.Now()
+	if err := loadEvents(context.Background(), db, n); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%s: loaded %d events in %v", e.name, n, time.Since(start).Round(time.Second))
+	if loaded.dbs == nil {
+		loaded.dbs = map[string]*bun.DB{}
+	}
+	loaded.dbs[key] = db
+	return db
+}
+
+// variant is one way of reading a page; it returns the ids read.
+type variant struct {
+	name string
+	read func(ctx context.Context) ([]int64, error)
+	// other: it reads another page than the first variant.
+	other bool
+}
+
+// BenchmarkPage reads pages of 20 events, newest first, on 10,000 events
+// (and BOUNDED_BENCH_ROWS more), side by side with the hand-written bun
+// query for the same page, and reports each variant's median time and
+// the ratios of the medians:
+//
+//   - page0: the first page by offset, bunpage against the plain query
+//     (the same columns, ORDER BY and LIMIT 21, no count, no transaction);
+//   - cursor: the page after the event 90% deep, bunpage against the
+//     plain keyset query ((created, id) < (?, ?)), and against bunpage's
+//     first page;
+//   - capped: the first page with a capped count (the default cap, 200
+//     for pages of 20, in the page's transaction) against the page alone.
+func BenchmarkPage(b *testing.B) {
+	ctx := context.Background()
+	for _, e := range engines {
+		for _, n := range benchRows(b) {
+			b.Run(fmt.Sprintf("%s/rows=%d", e.name, n), func(b *testing.B) {
+				db := benchDB(b, e, n)
+				q := db.NewSelect().Model((*event)(nil))
+				src, err := bunpage.New(db, q, newestFirst()...)
+				if err != nil {
+					b.Fatal(err)
+				}
+				fetch := func(r bounded.Request) func(ctx context.Context) ([]int64, error) {
+					return func(ctx context.Context) ([]int64, error) {
+						rows, err := src.Fetch(ctx, r)
+						return eventIDs(rows.Items), err
+					}
+				}
+				deep := makeEvent(n - n*9/10) // 90% deep in newest-first order
+				first := variant{"bunpage", fetch(bounded.Request{Limit: benchLimit, Count: bounded.CountNone}), false}
+				b.Run("page0", func(b *testing.B) {
+					sideBySide(ctx, b, []variant{first, {"plain", func(ctx context.Context) ([]int64, error) {
+						var evs []event
+						err := db.NewSelect().Model(&evs).OrderExpr("created DESC, id DESC").Limit(benchLimit + 1).Scan(ctx)
+						return eventIDs(evs[:min(len(evs), benchLimit)]), err
+					}, false}}, [][2]string{{"bunpage", "plain"}})
+				})
+				b.Run("cursor", func(b *testing.B) {
+					at := &bounded.Cursor{Keys: eventKeys(deep)}
+					sideBySide(ctx, b, []variant{
+						{"bunpage", fetch(bounded.Request{Limit: benchLimit, Count: bounded.CountNone, At: at}), false},
+						{"plain", func(ctx context.Context) ([]int64, error) {
+							var evs []event
+							err := db.NewSelect().Model(&evs).Where("(created, id) < (?, ?)", deep.Created, deep.ID).
+								OrderExpr("created DESC, id DESC").Limit(benchLimit + 1).Scan(ctx)
+							return eventIDs(evs[:min(len(evs), benchLimit)]), err
+						}, false},
+						{"page0", first.read, true},
+					}, [][2]string{{"bunpage", "plain"}, {"bunpage", "page0"}})
+				})
+				b.Run("capped", func(b *testing.B) {
+					sideBySide(ctx, b, []variant{
+						{"capped", fetch(bounded.Request{Limit: benchLimit, Count: bounded.CountCapped}), false},
+						{"page", first.read, false},
+					}, [][2]string{{"capped", "page"}})
+				})
+			})
+		}
+	}
+}
+
+func eventIDs(evs []event) []int64 {
+	ids := make([]int64, len(evs))
+	for i, e := range evs {
+		ids[i] = e.ID
+	}
+	return ids
+}
+
+// sideBySide runs the variants in a new random order at every iteration,
+// after checking that they read the same page (the first variant's), and
+// reports each one's median time in µs ("<name>-us", the first one's as
+// ns/op too) and the ratios of the medians of the pairs.
+func sideBySide(ctx context.Context, b *testing.B, vs []variant, pairs [][2]string) {
+	want, err := vs[0].read(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(want) != benchLimit {
+		b.Fatalf("%s read %d events, want %d", vs[0].name, len(want), benchLimit)
+	}
+	for _, v := range vs[1:] {
+		got, err := v.read(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !v.other && !slices.Equal(got, want) {
+			b.Fatalf("%s read %v, %s %v", v.name, got, vs[0].name, want)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	times := make([][]time.Duration, len(vs))
+	order := make([]int, len(vs))
+	for i := range order {
+		order[i] = i
+	}
+	for b.Loop() {
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, i := range order {
+			start := time.Now()
+			if _, err := vs[i].read(ctx); err != nil {
+				b.Fatal(err)
+			}
+			times[i] = append(times[i], time.Since(start))
+		}
+	}
+	med := map[string]float64{}
+	for i, v := range vs {
+		med[v.name] = median(times[i])
+		b.ReportMetric(med[v.name]/1e3, v.name+"-us")
+	}
+	b.ReportMetric(med[vs[0].name], "ns/op")
+	for _, p := range pairs {
+		b.ReportMetric(med[p[0]]/med[p[1]], p[0]+"/"+p[1])
+	}
+}
+
+// median returns the median of d in ns.
+func median(d []time.Duration) float64 {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return float64(s[len(s)/2])
+	}
+	return float64(s[len(s)/2-1]+s[len(s)/2]) / 2
+}
