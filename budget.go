@@ -409,6 +409,11 @@ type FitInput[T any] struct {
 	Relevance func(T) float64
 	// Window, when set, is written as the envelope's contentMetadata.
 	Window *WindowInfo
+	// Unclipped names the string fields of a result that are never
+	// clipped, as ClippedFields names them (e.g. "id"): a result that
+	// fits only with one of them clipped is not returned, and the
+	// response says the budget it needs (ReasonBudgetTooSmall).
+	Unclipped []string
 }
 
 // Fitted is a response fitted into a budget.
@@ -531,6 +536,7 @@ func prepareFit[T any](b Budget, in FitInput[T]) (*fitter, error) {
 	}
 	f := newFitter(d, b.CharsPerToken == 0, limitChars, limitTokens, in.Page.Page, in.Call, in.Hints, len(items))
 	f.cursorAt = in.Page.CursorAt
+	f.unclipped = in.Unclipped
 	if err := f.setWindow(in.Window); err != nil {
 		return nil, err
 	}
@@ -840,6 +846,8 @@ type fitter struct {
 
 	// cursorAt is the page's CursorAt: it issues the NextCursor of a cut.
 	cursorAt func(int) (string, error)
+	// unclipped is FitInput.Unclipped.
+	unclipped []string
 
 	window      []byte // encoded WindowInfo, nil when none
 	windowRunes int
@@ -866,6 +874,9 @@ type fitter struct {
 	ints     []int // the memory of ends and cum
 
 	tails     []*tail // memo of tailFor
+	// lean leaves out of the pagination the cursors the next call does
+	// not use: set when not one result fits with them.
+	lean bool
 	tailsBuf  [4]*tail
 	tailStore [4]tail      // the first tails
 	tailMem   [4][3][]byte // and their buffers, kept across calls
@@ -897,7 +908,7 @@ func newFitter(b Budget, estimated bool, limitChars, limitTokens int, info PageI
 	f.window, f.windowRunes = nil, 0
 	f.buf, f.batches, f.split = nil, f.batches[:0], true
 	f.counted, f.allRunes, f.allEnd, f.read, f.cumTok = 0, 0, len(resultsOpen), 0, nil
-	f.tails, f.shapes = f.tailsBuf[:0], 0
+	f.tails, f.shapes, f.lean = f.tailsBuf[:0], 0, false
 	f.w.b, f.w.written = f.w.b[:0], 0
 	if cap(f.ints) < 2*n+1 {
 		f.ints = make([]int, 2*n+1)
@@ -944,7 +955,7 @@ func (f *fitter) release() {
 		f.snaps, f.snapped = nil, nil
 	}
 	f.b, f.call, f.info, f.buf, f.tok = Budget{}, Call{}, PageInfo{}, nil, nil
-	f.cursorAt = nil
+	f.cursorAt, f.unclipped = nil, nil
 	for _, t := range f.tails {
 		t.hint, t.next = "", nil
 	}
@@ -1058,6 +1069,13 @@ func (f *fitter) tailFor(k int) (*tail, error) {
 			return nil, fmt.Errorf("bounded: cursor after result %d: %w", k-1, err)
 		}
 		t.info.NextCursor = c
+	}
+	if f.lean {
+		// The pagination without the cursors the next call does not use.
+		t.info.PrevCursor = ""
+		if f.call.Paging != ByCursor && !t.info.AfterCursor {
+			t.info.NextCursor = ""
+		}
 	}
 	var err error
 	if t.pagination, err = appendPageInfo(mem[0][:0], &t.info); err != nil {
@@ -1278,6 +1296,14 @@ func (f *fitter) search() (int, *shape, error) {
 	return -1, s, nil
 }
 
+// optionalCursors reports whether the page's pagination carries a cursor
+// its next call does not use: a prevCursor, or a nextCursor of a call
+// that continues by offset.
+func (f *fitter) optionalCursors() bool {
+	byCursor := f.call.Paging == ByCursor || f.info.AfterCursor
+	return f.info.PrevCursor != "" || !byCursor && (f.info.NextCursor != "" || f.cursorAt != nil)
+}
+
 // cursorSlack bounds the characters that the cursor of a cut, re-issued
 // by CursorAt, adds to t's envelope over a cut without one: the cursor in
 // the pagination, and in the hint and the next call where an offset would
@@ -1354,6 +1380,12 @@ func (f *fitter) fit() (Fitted, error) {
 		out, s, err = f.fitEstimate(k, s)
 	case k > 0:
 		out, err = f.assemble(s)
+	}
+	if err == nil && out == nil && !f.lean && f.optionalCursors() {
+		// Not one result fits: the cursors the next call does not use
+		// give way before any result is clipped.
+		f.lean, f.tails = true, f.tails[:0]
+		return f.fit()
 	}
 	if err == nil && out == nil {
 		out, s, err = f.clipFirst()
@@ -1889,6 +1921,7 @@ func (f *fitter) clipFirst() ([]byte, *shape, error) {
 	}
 	var leaves []*jsonNode
 	root.collect("", &leaves)
+	leaves = slices.DeleteFunc(leaves, func(l *jsonNode) bool { return slices.Contains(f.unclipped, l.path) })
 	t, err := f.tailFor(1)
 	if err != nil {
 		return nil, nil, err

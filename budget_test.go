@@ -114,6 +114,16 @@ func checkFitted[T any](t *testing.T, name string, b Budget, in FitInput[T], fd 
 		}
 		wantPage.NextCursor = c
 	}
+	// A response that could not hold one result whole with them leaves
+	// out the cursors its next call does not use.
+	lean := wantPage
+	lean.PrevCursor = ""
+	if in.Call.Paging != ByCursor && !lean.AfterCursor {
+		lean.NextCursor = ""
+	}
+	if fd.Kept <= 1 && reflect.DeepEqual(fd.Page, lean) {
+		wantPage = lean
+	}
 	if !reflect.DeepEqual(fd.Page, wantPage) {
 		t.Errorf("%s: page\ngot  %+v\nwant %+v", name, fd.Page, wantPage)
 	}
@@ -1261,5 +1271,74 @@ func TestPresets(t *testing.T) {
 	}
 	if p := Presets(); !reflect.DeepEqual(p[0].Budget, Budget{}) || !reflect.DeepEqual(p[1].Budget, ClaudeCode()) || !reflect.DeepEqual(p[2].Budget, Budget100K()) {
 		t.Errorf("Presets() budgets %+v", p)
+	}
+}
+
+type named struct {
+	Name string `json:"name"`
+	Body string `json:"body"`
+}
+
+// TestFitUnclipped: a field named Unclipped is never clipped: the other
+// strings are, and when they are not enough the result is not returned
+// and the response says the budget it needs.
+func TestFitUnclipped(t *testing.T) {
+	item := named{Name: strings.Repeat("n", 300), Body: strings.Repeat("b", 3000)}
+	in := FitInput[named]{Page: pageOf([]named{item}, 0, 10, 1), Call: searchCall, Unclipped: []string{"name"}}
+	b := Budget{MaxChars: 800, Margin: 1}
+	fd, err := Fit(b, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := decodeEnvelope[named](t, fd.JSON)
+	if fd.Truncation.Reason != ReasonSingleResultTooLarge || len(env.Results) != 1 || env.Results[0].Name != item.Name || !slices.Equal(fd.Truncation.ClippedFields, []string{"body"}) {
+		t.Errorf("got %+v, %d results; want the body clipped and the name whole", fd.Truncation, len(env.Results))
+	}
+	item.Name = strings.Repeat("n", 900)
+	in.Page = pageOf([]named{item}, 0, 10, 1)
+	fd, err = Fit(b, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fd.Truncation.Reason != ReasonBudgetTooSmall || fd.Kept != 0 {
+		t.Fatalf("a name over the budget: %+v, kept %d; want %q", fd.Truncation, fd.Kept, ReasonBudgetTooSmall)
+	}
+	checkTooSmall(t, "a name over the budget", b, in, fd)
+}
+
+// TestFitLeanPagination: when not one result fits whole with them, the
+// cursors the next call does not use are left out of the pagination
+// before any result is clipped; the cursor a cursor call continues by
+// stays.
+func TestFitLeanPagination(t *testing.T) {
+	item := named{Name: "a", Body: strings.Repeat("b", 300)}
+	long := strings.Repeat("C", 300)
+	page := Paged[named]{Items: []named{item}, Page: PageInfo{Total: 9, Limit: 1, Offset: 4, Returned: 1, HasMore: true, NextOffset: 5, NextCursor: long + "n", PrevCursor: long + "p"}}
+	for _, paging := range []Paging{ByOffset, ByCursor} {
+		// Room for the result whole and the cursor next uses, not for all.
+		b := Budget{MaxChars: 1100, Margin: 1}
+		if paging == ByCursor {
+			b.MaxChars = 1450
+		}
+		call := searchCall
+		call.Paging = paging
+		fd, err := Fit(b, FitInput[named]{Page: page, Call: call})
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := decodeEnvelope[named](t, fd.JSON)
+		wantNext := ""
+		if paging == ByCursor {
+			wantNext = long + "n"
+		}
+		if fd.Truncation.Reason != "" || len(env.Results) != 1 || env.Results[0] != item ||
+			env.Pagination.PrevCursor != "" || env.Pagination.NextCursor != wantNext || fd.Page != *env.Pagination {
+			t.Errorf("paging %d: %s; want the result whole, no prevCursor, nextCursor %q", paging, fd.JSON, wantNext)
+		}
+	}
+	// With room for them, the cursors stay.
+	fd, err := Fit(Budget{MaxChars: 5000, Margin: 1}, FitInput[named]{Page: page, Call: searchCall})
+	if err != nil || fd.Page.PrevCursor == "" || fd.Page.NextCursor == "" {
+		t.Errorf("a roomy budget: %+v, %v; want both cursors", fd.Page, err)
 	}
 }

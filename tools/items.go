@@ -22,6 +22,9 @@ type NoteItem struct {
 	// Context is the hierarchy around the note, attached (detailed) when
 	// the access mode expands context for a page this small.
 	Context *Context `json:"context,omitempty"`
+	// ContextOmitted: the context was left out to fit the budget
+	// (get_parents and get_descendants list it).
+	ContextOmitted bool `json:"contextOmitted,omitempty"`
 }
 
 // DescendantItem is a result of get_descendants.

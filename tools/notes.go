@@ -240,7 +240,7 @@ func (s *Set) addNotes() {
 		if err != nil {
 			return nil, err
 		}
-		return fit(r, out, func(x RelatedItem) float64 { return float64(x.Score) }, nil)
+		return fitNoteItems(r, out, func(x RelatedItem) float64 { return float64(x.Score) }, func(x *RelatedItem) *NoteItem { return &x.NoteItem })
 	})
 }
 
@@ -254,7 +254,7 @@ func (s *Set) addNotes() {
 // window info and nextLines of the clip. The text never takes Fit's clip:
 // when Fit would still clip it, its room shrinks and it is clipped again.
 func (s *Set) fitNotes(r *request, page bounded.Paged[NoteContentItem], first ports.NoteContent, n int, window bool) ([]byte, error) {
-	in := bounded.FitInput[NoteContentItem]{Page: page, Call: r.call, Hints: r.hints}
+	in := bounded.FitInput[NoteContentItem]{Page: page, Call: r.call, Hints: r.hints, Unclipped: unclipped}
 	if window {
 		in.Window = page.Items[0].ContentMetadata
 	}
@@ -340,7 +340,7 @@ func (s *Set) noteList(ctx context.Context, r *request, page bounded.Paged[ports
 	if err != nil {
 		return nil, err
 	}
-	return fit(r, out, nil, nil)
+	return fitNoteItems(r, out, nil, func(n *NoteItem) *NoteItem { return n })
 }
 
 // attachContext sets the hierarchy context of n results, item(i) giving the

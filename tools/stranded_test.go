@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -216,34 +217,65 @@ func TestLongLineReachable(t *testing.T) {
 }
 
 // TestMinimumBudgetAnswers: at the documented minimum budget, a listing
-// whose first note does not fit even clipped answers without failing: no
-// result, the budget it needs, and a next call at the same note; with the
-// budget it names, the note comes back.
+// answers every call. Notes with ids of ~150 bytes and a note with ten
+// children come back whole, one a call (cursors the next call does not use
+// and the hierarchy context give way first), walking to the end. A note
+// whose id of ~1,000 bytes does not fit even clipped answers without
+// failing: no result, the budget it needs, and a next call at the same
+// note; with the budget it names, the note comes back.
 func TestMinimumBudgetAnswers(t *testing.T) {
 	for _, st := range adapterStores {
 		t.Run(st.name, func(t *testing.T) {
 			s := st.open(t)
-			long := strings.Repeat("lång-ïd/", 19)
+			mid := strings.Repeat("lång-ïd/", 19)
+			var want []string
 			for i := range 3 {
-				putNote(t, s, ports.Note{ID: fmt.Sprintf("%s%02d", long, i), Title: "L", Content: "x"})
+				id := fmt.Sprintf("%s%02d", mid, i)
+				putNote(t, s, ports.Note{ID: id, Title: "L", Content: "x", UpdatedAt: base.Add(time.Duration(i) * time.Hour)})
+				want = append([]string{id}, want...)
+			}
+			putNote(t, s, ports.Note{ID: "top", Title: "Top", Content: "top text", UpdatedAt: base.Add(-time.Hour)})
+			want = append(want, "top")
+			for i := range 10 {
+				putNote(t, s, ports.Note{ID: fmt.Sprintf("top/child-%02d", i), Title: fmt.Sprintf("Child %d", i),
+					Content: strings.Repeat("child text ", 40), Parents: []string{"top"}, UpdatedAt: base.Add(-2 * time.Hour)})
 			}
 			set := noteSet(t, s, bounded.Budget{})
-			args := fmt.Sprintf(`{"folder":"lång-ïd","limit":1,"budget":%d}`, tools.MinBudget)
+			var got []string
+			args := fmt.Sprintf(`{"limit":1,"budget":%d}`, tools.MinBudget)
+			for calls := 0; len(got) < len(want); calls++ {
+				if calls > 20 {
+					t.Fatal("no end after 20 calls")
+				}
+				env, out := call(t, set, "list_notes", args)
+				if n := utf8.RuneCount(out); n > tools.MinBudget {
+					t.Fatalf("%s: %d characters, over the budget", args, n)
+				}
+				if len(env.Results) != 1 || env.Truncation.Reason != "" {
+					t.Fatalf("%s: %d results, truncation %+v: want one note whole: %s", args, len(env.Results), env.Truncation, out)
+				}
+				got = append(got, keys(t, env)...)
+				args = nextArgs(env)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("walked %q, want %q", got, want)
+			}
+
+			long := strings.Repeat("lång-ïd/", 100)
+			putNote(t, s, ports.Note{ID: long + "x", Title: "L", Content: "x"})
+			args = fmt.Sprintf(`{"folder":"lång-ïd/lång-ïd/lång-ïd/lång-ïd/lång-ïd/lång-ïd/lång-ïd/lång-ïd/lång-ïd/lång-ïd/lång-ïd/lång-ïd/lång-ïd/lång-ïd/lång-ïd/lång-ïd/lång-ïd/lång-ïd/lång-ïd/lång-ïd","limit":1,"budget":%d}`, tools.MinBudget)
 			env, out := call(t, set, "list_notes", args)
 			if n := utf8.RuneCount(out); n > tools.MinBudget {
 				t.Fatalf("%d characters, over the budget", n)
 			}
 			tr := env.Truncation
-			if len(env.Results) > 0 {
-				return // the note fits: nothing to check
-			}
-			if tr.Reason != bounded.ReasonBudgetTooSmall || tr.NeededChars <= tools.MinBudget || !env.Pagination.HasMore || !strings.Contains(env.Hint, "larger budget") {
-				t.Fatalf("no result, yet truncation %+v, hint %q: want the budget needed", tr, env.Hint)
+			if len(env.Results) != 0 || tr.Reason != bounded.ReasonBudgetTooSmall || tr.NeededChars <= tools.MinBudget || !env.Pagination.HasMore || !strings.Contains(env.Hint, "larger budget") {
+				t.Fatalf("%d results, truncation %+v, hint %q: want none and the budget needed", len(env.Results), tr, env.Hint)
 			}
 			if off, ok := orderedArgs(t, env.Next).Get("offset"); !ok || fmt.Sprint(off) != "0" {
 				t.Errorf("next %s: want the same note again", env.Next)
 			}
-			more, _ := call(t, set, "list_notes", fmt.Sprintf(`{"folder":"lång-ïd","limit":1,"budget":%d}`, tr.NeededChars))
+			more, _ := call(t, set, "list_notes", strings.Replace(args, fmt.Sprint(tools.MinBudget), fmt.Sprint(tr.NeededChars), 1))
 			if len(more.Results) != 1 {
 				t.Errorf("with the %d characters needed: %d results, want 1", tr.NeededChars, len(more.Results))
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/boundedkit/bounded"
@@ -427,17 +428,48 @@ func (s *Set) describe(sp *spec) string {
 // relevance, when set, scores the items (most relevant first); window, when
 // set, becomes the envelope's contentMetadata.
 func fit[T any](r *request, page bounded.Paged[T], relevance func(T) float64, window *bounded.WindowInfo) ([]byte, error) {
-	if r.noCursor {
-		// A cursor the store issued that this tool cannot take back.
-		page.Page.NextCursor, page.Page.PrevCursor, page.CursorAt = "", "", nil
-	}
-	out, err := bounded.Fit(r.budget, bounded.FitInput[T]{
-		Page: page, Call: r.call, Hints: r.hints, Relevance: relevance, Window: window,
-	})
+	out, err := fitted(r, page, relevance, window)
 	if err != nil {
 		return nil, err
 	}
 	return out.JSON, nil
+}
+
+// fitted is fit, returning the whole [bounded.Fitted].
+func fitted[T any](r *request, page bounded.Paged[T], relevance func(T) float64, window *bounded.WindowInfo) (bounded.Fitted, error) {
+	if r.noCursor {
+		// A cursor the store issued that this tool cannot take back.
+		page.Page.NextCursor, page.Page.PrevCursor, page.CursorAt = "", "", nil
+	}
+	return bounded.Fit(r.budget, bounded.FitInput[T]{
+		Page: page, Call: r.call, Hints: r.hints, Relevance: relevance, Window: window, Unclipped: unclipped,
+	})
+}
+
+// unclipped are the fields of results that name them: an id clipped is an
+// id lost.
+var unclipped = []string{"id", "sourceId"}
+
+// fitNoteItems fits a page of notes. When its first note does not fit whole,
+// the notes' hierarchy context gives way before any of their fields is
+// clipped (contextOmitted).
+func fitNoteItems[T any](r *request, page bounded.Paged[T], relevance func(T) float64, note func(*T) *NoteItem) ([]byte, error) {
+	out, err := fitted(r, page, relevance, nil)
+	if err != nil {
+		return nil, err
+	}
+	tr := out.Truncation.Reason
+	if tr != bounded.ReasonSingleResultTooLarge && tr != bounded.ReasonBudgetTooSmall || note(&page.Items[0]).Context == nil {
+		return out.JSON, nil
+	}
+	items := slices.Clone(page.Items)
+	for i := range items {
+		if n := note(&items[i]); n.Context != nil {
+			n.Context, n.ContextOmitted = nil, true
+		}
+	}
+	page.Items = items
+	return fit(r, page, relevance, nil)
 }
 
 // mapPage converts the items of a page one for one, in order, keeping its
