@@ -873,10 +873,10 @@ type fitter struct {
 	cumTok   []int // cumTok[k]: tokens of the first k items (Tokenizer)
 	ints     []int // the memory of ends and cum
 
-	tails     []*tail // memo of tailFor
+	tails []*tail // memo of tailFor
 	// lean leaves out of the pagination the cursors the next call does
 	// not use: set when not one result fits with them.
-	lean bool
+	lean      bool
 	tailsBuf  [4]*tail
 	tailStore [4]tail      // the first tails
 	tailMem   [4][3][]byte // and their buffers, kept across calls
