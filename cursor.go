@@ -182,7 +182,7 @@ func (c CursorCodec) Decode(scope, s string) (Cursor, error) {
 		return Cursor{}, fmt.Errorf("%w: too short", ErrInvalidCursor)
 	}
 	if b[0] != CursorVersion {
-		return Cursor{}, fmt.Errorf("%w: version %d, want %d", ErrInvalidCursor, b[0], CursorVersion)
+		return Cursor{}, fmt.Errorf("%w: not a cursor this library issued (version %d, want %d)", ErrInvalidCursor, b[0], CursorVersion)
 	}
 	flags := b[1]
 	if flags&^cursorFlags != 0 {

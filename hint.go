@@ -342,7 +342,6 @@ func (c Call) appendHint(b []byte, info PageInfo, style HintStyle) []byte {
 		return b
 	}
 	count := func(n int) { b = appendCount(b, n) }
-	num := func(n int) { b = strconv.AppendInt(b, int64(n), 10) }
 	str := func(s string) { b = append(b, s...) }
 	total := func() {
 		count(info.Total)
@@ -401,9 +400,9 @@ func (c Call) appendHint(b []byte, info PageInfo, style HintStyle) []byte {
 		str(" is past the end. ")
 		if c.Paging == ByPage && info.Limit > 0 {
 			str("The last page is page ")
-			num(info.LastPageOffset()/info.Limit + 1)
+			count(info.LastPageOffset()/info.Limit + 1)
 			str(" of ")
-			num(info.TotalPages())
+			count(info.TotalPages())
 		} else {
 			str("The last page starts at offset ")
 			count(info.LastPageOffset())
@@ -451,9 +450,9 @@ func (c Call) appendHint(b []byte, info PageInfo, style HintStyle) []byte {
 			count(last)
 			if c.Paging == ByPage && info.Limit > 0 && info.Offset%info.Limit == 0 && info.TotalKind == TotalExact {
 				str(" (page ")
-				num(info.PageNumber() + 1)
+				count(info.PageNumber() + 1)
 				str(" of ")
-				num(info.TotalPages())
+				count(info.TotalPages())
 				str(")")
 			}
 			str(".")
@@ -474,7 +473,7 @@ func (c Call) appendHint(b []byte, info PageInfo, style HintStyle) []byte {
 				str(" 1 page remains")
 			default:
 				str(" ")
-				num(n)
+				count(n)
 				str(" pages remain")
 			}
 			str(": call ")

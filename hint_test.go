@@ -244,3 +244,13 @@ func TestHintAfterCursor(t *testing.T) {
 		t.Errorf("past the end: %q", h)
 	}
 }
+
+// TestHintOneNumberFormat: page numbers are written as counts are, with
+// thousands separators.
+func TestHintOneNumberFormat(t *testing.T) {
+	info := PageInfo{Total: 20_000_000, Limit: 10, Offset: 12_340, Returned: 10, HasMore: true, NextOffset: 12_350}
+	h := Call{Tool: "t", Paging: ByPage, DefaultLimit: 10}.Hint(info, HintFull)
+	if want := "Found 20,000,000 results, showing 12,341-12,350 (page 1,235 of 2,000,000). 1,998,765 pages remain: call t(page=1235) for the next."; h != want {
+		t.Errorf("hint %q, want %q", h, want)
+	}
+}

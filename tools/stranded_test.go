@@ -3,6 +3,7 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -280,5 +281,28 @@ func TestMinimumBudgetAnswers(t *testing.T) {
 				t.Errorf("with the %d characters needed: %d results, want 1", tr.NeededChars, len(more.Results))
 			}
 		})
+	}
+}
+
+// TestCursorErrorSaysWhatToDo: a cursor the store refuses is an argument
+// error on cursor that says how to go on, and still matches the cause.
+func TestCursorErrorSaysWhatToDo(t *testing.T) {
+	s := fixtures(t)
+	set := noteSet(t, s, bounded.Budget{})
+	first, _ := call(t, set, "get_backlinks", `{"id":"Home","limit":1}`)
+	for _, c := range []struct {
+		tool, args string
+		is         error
+	}{
+		{"list_notes", `{"cursor":"garbage!"}`, bounded.ErrInvalidCursor},
+		{"list_notes", `{"cursor":"gAAAAAAAAAAAAAAAAAAAAAAAA"}`, bounded.ErrInvalidCursor},
+		{"list_notes", fmt.Sprintf(`{"cursor":%q}`, first.Pagination.NextCursor), bounded.ErrCursorForeign},
+		{"get_backlinks", fmt.Sprintf(`{"id":"Inbox","cursor":%q}`, first.Pagination.NextCursor), bounded.ErrCursorForeign},
+	} {
+		_, err := set.Call(context.Background(), c.tool, json.RawMessage(c.args))
+		var ae *tools.ArgumentError
+		if !errors.As(err, &ae) || ae.Argument != "cursor" || !errors.Is(err, c.is) || !errors.Is(err, tools.ErrInvalidArguments) || !strings.Contains(err.Error(), "omit cursor to start") {
+			t.Errorf("%s(%s): %v; want an argument error on cursor matching %v that says to omit it", c.tool, c.args, err, c.is)
+		}
 	}
 }

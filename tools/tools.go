@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -237,11 +238,25 @@ func (s *Set) add(sp spec, h handler) {
 			if _, ok := err.(*ArgumentError); ok {
 				return nil, err
 			}
+			if errors.Is(err, bounded.ErrInvalidCursor) {
+				return nil, cursorError(sp.name, err)
+			}
 			return nil, fmt.Errorf("%s: %w", sp.name, err)
 		}
 		return out, nil
 	}
 	s.tools = append(s.tools, t)
+}
+
+// cursorError is the argument error of a cursor the store refused, err,
+// saying what to do instead; it matches err's sentinels.
+func cursorError(tool string, err error) *ArgumentError {
+	why := err.Error()
+	for _, p := range []string{bounded.ErrInvalidCursor.Error() + ": ", "bounded: "} {
+		why = strings.TrimPrefix(why, p)
+	}
+	return &ArgumentError{Tool: tool, Argument: "cursor", Kind: err,
+		Reason: why + ". A cursor continues only the call that returned it (the same tool and arguments): pass that response's pagination.nextCursor, or omit cursor to start from the first result"}
 }
 
 // pagingParams are the pagination arguments of a paging style.
