@@ -13,8 +13,8 @@
 // LIMIT limit+1 with OFFSET n or, after a cursor, a keyset predicate on the
 // columns: the row value (a, b) > (?, ?), which an index on the columns
 // serves, when they all sort one way and none is [Nullable]; (a > ?) OR
-// (a = ? AND b > ?) ... otherwise. A count runs with the page, in one
-// transaction (REPEATABLE READ, read-only, on Postgres and MySQL).
+// (a = ? AND b > ?) ... otherwise. A count is a column of the same
+// statement, so page and count come from one snapshot on every engine.
 //
 // Cursors carry the edge item's column values. [bounded.Respond] binds
 // them to the call's tool and arguments and signs them with its
@@ -26,9 +26,9 @@ package bunpage
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -64,21 +64,24 @@ type Source[T any] struct {
 	// caseNulls: the dialect has no NULLS FIRST/LAST, so NULLs are
 	// ordered by a CASE expression.
 	caseNulls bool
-	txOpts    *sql.TxOptions
 	keys      func(T) []any
+	// bun scans rows; ptr returns the struct an item is scanned into.
+	bun *bun.DB
+	ptr func(*T) any
 }
 
-// New returns the Source of the rows q selects, ordered by the columns of
-// order, the last one [Column.Unique] and never NULL (or an error
-// wrapping [ErrNoTieBreaker]). Its pages run on db: a *bun.DB, bun.Conn or
-// bun.Tx of q's dialect. q supplies the rows' SQL alone, formatted now:
-// later changes to q do not change the source, and q's error is New's.
+// New returns the Source of the rows q selects, in the order of the
+// columns of order, the last of which must be [Column.Unique] and never
+// NULL (an error wrapping [ErrNoTieBreaker] otherwise). Pages run on db,
+// a *bun.DB, bun.Conn or bun.Tx of q's dialect; q supplies only the rows'
+// SQL, formatted now, so that later changes to q do not change the source.
 //
 // Each page is scanned into a []T by column name, as q.Scan would scan
 // it, joined relations (has-one, belongs-to) included; relations bun loads
 // with queries of their own (has-many, many-to-many) are not loaded.
 //
-// A nil db or q, a q that does not format, or an order with an empty, qualified ("b.year") or
+// T is a struct or a pointer to one. A nil db or q, a q that does not
+// format, or an order with an empty, qualified ("b.year") or
 // repeated name, a column not made by [Col] or [Nullable], or NullsFirst
 // on a column that is not Nullable, is an error wrapping
 // [ErrInvalidSource].
@@ -90,6 +93,9 @@ func New[T any](db bun.IDB, q *bun.SelectQuery, order ...Column[T]) (*Source[T],
 		return nil, fmt.Errorf("%w: nil query", ErrInvalidSource)
 	case db.Dialect().Name() != q.Dialect().Name():
 		return nil, fmt.Errorf("%w: the database's dialect is %s, the query's %s", ErrInvalidSource, db.Dialect().Name(), q.Dialect().Name())
+	}
+	if t := reflect.TypeFor[T](); t.Kind() != reflect.Struct && (t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct) {
+		return nil, fmt.Errorf("%w: items of type %s: want a struct or a pointer to one", ErrInvalidSource, t)
 	}
 	if err := checkOrder(order); err != nil {
 		return nil, err
@@ -106,8 +112,13 @@ func New[T any](db bun.IDB, q *bun.SelectQuery, order ...Column[T]) (*Source[T],
 		rowValue:  d != dialect.MSSQL,
 		caseNulls: d == dialect.MySQL || d == dialect.MSSQL,
 	}
-	if d == dialect.PG || d == dialect.MySQL {
-		s.txOpts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	s.bun = db.NewSelect().DB()
+	s.ptr = func(p *T) any { return p }
+	if t := reflect.TypeFor[T](); t.Kind() == reflect.Pointer {
+		s.ptr = func(p *T) any {
+			*p = reflect.New(t.Elem()).Interface().(T)
+			return *p
+		}
 	}
 	for _, c := range s.cols {
 		s.idents = append(s.idents, bun.Ident(alias+"."+c.name))
@@ -161,10 +172,12 @@ func checkOrder[T any](order []Column[T]) error {
 // wrapping [bounded.ErrInvalidPage], both before any SQL runs. Database
 // errors are returned wrapped.
 //
-// The count r.Count asks for is read in the page's transaction: the exact
-// count of q's rows, or of at most r.CountCap+1 of them (with a CountCap
-// of 0, [bounded.DefaultCountCap] of r.Limit). With [bounded.CountNone]
-// the page runs alone and Rows.Count is -1.
+// The count r.Count asks for is read by the page's own statement, so that
+// both come from one snapshot on every engine: the exact count of q's
+// rows, or of at most r.CountCap+1 of them (with a CountCap of 0,
+// [bounded.DefaultCountCap] of r.Limit). An empty page after the start
+// counts with a statement of its own. With [bounded.CountNone] nothing is
+// counted and Rows.Count is -1.
 func (s *Source[T]) Fetch(ctx context.Context, r bounded.Request) (bounded.Rows[T], error) {
 	if r.Limit < 1 || r.Offset < 0 {
 		return bounded.Rows[T]{}, fmt.Errorf("%w: limit %d, offset %d", bounded.ErrInvalidPage, r.Limit, r.Offset)
@@ -180,14 +193,9 @@ func (s *Source[T]) Fetch(ctx context.Context, r bounded.Request) (bounded.Rows[
 	count := int64(-1)
 	var err error
 	if r.Count == bounded.CountNone {
-		err = s.page(s.db, r, at).Scan(ctx, &items)
+		err = s.page(r, at).Scan(ctx, &items)
 	} else {
-		err = s.db.RunInTx(ctx, s.txOpts, func(ctx context.Context, tx bun.Tx) error {
-			if err := s.page(tx, r, at).Scan(ctx, &items); err != nil {
-				return err
-			}
-			return s.count(tx, r).Scan(ctx, &count)
-		})
+		items, count, err = s.pageCount(ctx, r, at)
 	}
 	if err != nil {
 		return bounded.Rows[T]{}, fmt.Errorf("bunpage: %w", err)
@@ -219,15 +227,15 @@ func (s *Source[T]) args(keys []any) ([]any, error) {
 	return args, nil
 }
 
-// selectFrom returns a query selecting from the user's on db.
-func (s *Source[T]) selectFrom(db bun.IDB) *bun.SelectQuery {
-	return db.NewSelect().TableExpr("(?) AS ?", s.from, bun.Ident(alias))
+// selectFrom returns a query selecting from the user's, named name.
+func (s *Source[T]) selectFrom(name string) *bun.SelectQuery {
+	return s.db.NewSelect().TableExpr("(?) AS ?", s.from, bun.Ident(name))
 }
 
 // page is the query of r's page: ordered in r's reading direction, after
 // the keys at when set, one row past r.Limit.
-func (s *Source[T]) page(db bun.IDB, r bounded.Request, at []any) *bun.SelectQuery {
-	q := s.selectFrom(db).ColumnExpr("?.*", bun.Ident(alias))
+func (s *Source[T]) page(r bounded.Request, at []any) *bun.SelectQuery {
+	q := s.selectFrom(alias).ColumnExpr("?.*", bun.Ident(alias))
 	back := r.Backward()
 	if at != nil {
 		pred, args := s.keyset(at, back)
@@ -257,6 +265,59 @@ func (s *Source[T]) page(db bun.IDB, r bounded.Request, at []any) *bun.SelectQue
 	}
 	return q
 }
+
+// totalColumn is the column of a page's count. bun skips columns whose
+// names start with "_" when it scans a row into a struct.
+const totalColumn = "_bunpage_total"
+
+// pageCount reads r's page and its count with one statement: the page's,
+// with the count as a column (an uncorrelated subquery, which the engines
+// evaluate once). The count is read from the first row, then bun scans
+// the rows as it does a page alone. An empty page has no row to carry the
+// count: the count of an empty set is 0, and an empty page after the
+// start counts with a statement of its own.
+func (s *Source[T]) pageCount(ctx context.Context, r bounded.Request, at []any) ([]T, int64, error) {
+	var count int64
+	q := s.page(r, at).ColumnExpr("(?) AS ?", s.count(r), bun.Ident(totalColumn))
+	rows, err := q.Rows(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil || r.At == nil && r.Offset == 0 {
+			return nil, 0, err
+		}
+		err := s.count(r).Scan(ctx, &count)
+		return nil, count, err
+	}
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, 0, err
+	}
+	dest := make([]any, len(cols))
+	for i := range dest {
+		dest[i] = skip{}
+	}
+	dest[len(dest)-1] = &count
+	if err := rows.Scan(dest...); err != nil {
+		return nil, 0, err
+	}
+	items := make([]T, 1, r.Limit+1)
+	if err := s.bun.ScanRow(ctx, rows, s.ptr(&items[0])); err != nil {
+		return nil, 0, err
+	}
+	var rest []T
+	if err := s.bun.ScanRows(ctx, rows, &rest); err != nil {
+		return nil, 0, err
+	}
+	return append(items, rest...), count, nil
+}
+
+// skip is a column scanned and discarded.
+type skip struct{}
+
+func (skip) Scan(any) error { return nil }
 
 // nullsAtEnd reports whether c's NULLs come last in the reading
 // direction.
@@ -343,15 +404,15 @@ func (s *Source[T]) keyset(at []any, back bool) (string, []any) {
 
 // count is the query of r's count: every row of q, or at most
 // r.CountCap+1 of them.
-func (s *Source[T]) count(db bun.IDB, r bounded.Request) *bun.SelectQuery {
-	q := db.NewSelect().ColumnExpr("count(*)")
+func (s *Source[T]) count(r bounded.Request) *bun.SelectQuery {
+	q := s.db.NewSelect().ColumnExpr("count(*)")
 	if r.Count != bounded.CountCapped {
-		return q.TableExpr("(?) AS ?", s.from, bun.Ident(alias))
+		return q.TableExpr("(?) AS ?", s.from, bun.Ident(alias+"_all"))
 	}
 	limit := r.CountCap
 	if limit <= 0 {
 		limit = bounded.DefaultCountCap(r.Limit)
 	}
-	capped := s.selectFrom(db).ColumnExpr("1").Limit(int64(limit) + 1)
-	return q.TableExpr("(?) AS ?", capped, bun.Ident(alias+"_count"))
+	capped := s.selectFrom(alias + "_all").ColumnExpr("1 AS one").Limit(int64(limit) + 1)
+	return q.TableExpr("(?) AS ?", capped, bun.Ident(alias+"_capped"))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -470,103 +471,117 @@ func TestCounts(t *testing.T) {
 	})
 }
 
-// TestStatements checks what runs for a page: one SELECT alone without a
-// count, the page and the count in one transaction with one.
+// TestStatements checks what runs for a page: one SELECT, with the count
+// as a column when the request counts; and a second statement for the
+// count of an empty page after the start, none for an empty set.
 func TestStatements(t *testing.T) {
 	forEngines(t, func(t *testing.T, db *bun.DB) {
 		ctx := t.Context()
-		loadBooks(t, db, 20)
+		books := loadBooks(t, db, 20)
+		n := len(orders[0].sorted(books, "a"))
 		ldb, log := logged(db)
 		src := orders[0].source(t, ldb, "a")
+		empty := orders[0].source(t, ldb, "none")
 		log.take()
 		for _, c := range []struct {
-			count bounded.CountMode
-			want  []string // the statements' first words
+			name      string
+			src       *bunpage.Source[book]
+			r         bounded.Request
+			wantCount int
+			want      []string // what each statement holds
 		}{
-			{bounded.CountNone, []string{"SELECT"}},
-			{bounded.CountExact, []string{"BEGIN", "SELECT", "SELECT count(*)", "COMMIT"}},
-			{bounded.CountCapped, []string{"BEGIN", "SELECT", "SELECT count(*)", "COMMIT"}},
+			{"none", src, bounded.Request{Limit: 5, Count: bounded.CountNone}, -1, []string{"LIMIT 6"}},
+			{"exact", src, bounded.Request{Limit: 5}, n, []string{`count(*) FROM (SELECT "b"."id"`}},
+			{"capped", src, bounded.Request{Limit: 5, Count: bounded.CountCapped, CountCap: 3}, 4, []string{`LIMIT 4) AS "bunpage_capped") AS "_bunpage_total"`}},
+			{"cursor", src, bounded.Request{Limit: 5, At: &bounded.Cursor{Keys: orders[0].keys(books[0])}}, n, []string{`"_bunpage_total"`}},
+			{"past the end", src, bounded.Request{Limit: 5, Offset: 100}, n, []string{`"_bunpage_total"`, "SELECT count(*)"}},
+			{"empty set", empty, bounded.Request{Limit: 5, Count: bounded.CountCapped}, 0, []string{`"_bunpage_total"`}},
 		} {
-			if _, err := src.Fetch(ctx, bounded.Request{Limit: 5, Count: c.count}); err != nil {
-				t.Fatal(err)
+			rows, err := c.src.Fetch(ctx, c.r)
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			if rows.Count != c.wantCount {
+				t.Errorf("%s: count %d, want %d", c.name, rows.Count, c.wantCount)
 			}
 			got := log.take()
 			if len(got) != len(c.want) {
-				t.Fatalf("%s: ran %q, want %q", c.count, got, c.want)
+				t.Errorf("%s: ran %q, want %d statements", c.name, got, len(c.want))
+				continue
 			}
 			for i, q := range got {
-				if !strings.HasPrefix(q, c.want[i]) {
-					t.Errorf("%s: statement %d is %q, want %s...", c.count, i, q, c.want[i])
+				if !strings.HasPrefix(q, "SELECT") || !strings.Contains(q, c.want[i]) {
+					t.Errorf("%s: statement %d is %q, want a SELECT with %s", c.name, i, q, c.want[i])
 				}
-			}
-			if c.count == bounded.CountNone && !strings.Contains(got[0], "LIMIT 6") {
-				t.Errorf("page %q has no LIMIT 6", got[0])
 			}
 		}
 	})
 }
 
-// TestSnapshot checks that the count sees the page's snapshot: a book
-// inserted by another connection between the page and the count is not
-// counted.
+// TestSnapshot reads the newest book with its exact count while another
+// connection inserts books 1, 2, 3, ... one at a time: in one snapshot the
+// newest id is the count, so every page must say so.
 func TestSnapshot(t *testing.T) {
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {
 			ctx := t.Context()
 			var db, other *bun.DB
 			if e.name == "sqlite" {
-				path := t.TempDir() + "/snap.db"
+				path := filepath.Join(t.TempDir(), "snap.db")
 				db, other = openSQLiteFile(t, path), openSQLiteFile(t, path)
 			} else {
 				db = e.open(t)
-				other = db // a pool: the insert takes another connection
+				other = db // a pool: the writer takes a connection of its own
 			}
-			books := loadBooks(t, db, 20)
-			n := len(orders[0].sorted(books, "a"))
-			hook := &afterPage{f: func() {
-				b := makeBook(3)
-				b.ID = 7777
-				insertBooks(t, other, b)
-			}}
-			src := orders[0].source(t, db.WithQueryHook(hook), "a")
-			rows, err := src.Fetch(ctx, bounded.Request{Limit: 5, Count: bounded.CountExact})
+			exec(t, db, ddl(db, booksDDL))
+			add := func(id int64) error {
+				b := makeBook(1)
+				b.ID = id
+				_, err := other.NewInsert().Model(&b).Exec(context.Background())
+				return err
+			}
+			if err := add(1); err != nil {
+				t.Fatal(err)
+			}
+			stop, done := make(chan struct{}), make(chan error)
+			go func() {
+				for id := int64(2); ; id++ {
+					select {
+					case <-stop:
+						done <- nil
+						return
+					default:
+					}
+					if err := add(id); err != nil {
+						done <- err
+						return
+					}
+				}
+			}()
+			src, err := bunpage.New(db, db.NewSelect().Model((*book)(nil)), fields["id"].col().Desc().Unique())
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !hook.done {
-				t.Fatal("the book was not inserted")
+			var counts []int
+			for range 300 {
+				rows, err := src.Fetch(ctx, bounded.Request{Limit: 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(rows.Items) != 1 || int(rows.Items[0].ID) != rows.Count {
+					t.Errorf("newest %v, count %d: not one snapshot", ids(rows.Items), rows.Count)
+					break
+				}
+				counts = append(counts, rows.Count)
 			}
-			if rows.Count != n {
-				t.Errorf("count %d, want %d: the count did not read the page's snapshot", rows.Count, n)
-			}
-			rows, err = src.Fetch(ctx, bounded.Request{Limit: 5, Count: bounded.CountExact})
-			if err != nil {
+			close(stop)
+			if err := <-done; err != nil {
 				t.Fatal(err)
 			}
-			if rows.Count != n+1 {
-				t.Errorf("next count %d, want %d", rows.Count, n+1)
+			if len(counts) > 0 && counts[0] == counts[len(counts)-1] {
+				t.Errorf("the count stayed %d: the writer did not write during the reads", counts[0])
 			}
 		})
-	}
-}
-
-// afterPage is a query hook that calls f once, after the first page read
-// inside a transaction.
-type afterPage struct {
-	f    func()
-	done bool
-	inTx bool
-}
-
-func (h *afterPage) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
-
-func (h *afterPage) AfterQuery(_ context.Context, e *bun.QueryEvent) {
-	switch {
-	case e.Query == "BEGIN":
-		h.inTx = true
-	case h.inTx && !h.done && strings.HasPrefix(e.Query, "SELECT") && !strings.HasPrefix(e.Query, "SELECT count"):
-		h.done = true
-		h.f()
 	}
 }
 
@@ -646,6 +661,44 @@ func TestNew(t *testing.T) {
 	}
 }
 
+// TestNewItemType checks that items must be structs (or pointers to
+// them), as bun scans rows by column name.
+func TestNewItemType(t *testing.T) {
+	db := openSQLite(t)
+	_, err := bunpage.New(db, db.NewSelect().Model((*book)(nil)).Column("id"), bunpage.Col("id", func(id int64) int64 { return id }).Unique())
+	if !errors.Is(err, bunpage.ErrInvalidSource) || !strings.Contains(err.Error(), "items of type int64: want a struct") {
+		t.Errorf("error %v, want ErrInvalidSource for int64 items", err)
+	}
+}
+
+// TestPointerItems pages into pointers to structs, with and without a
+// count.
+func TestPointerItems(t *testing.T) {
+	forEngines(t, func(t *testing.T, db *bun.DB) {
+		books := loadBooks(t, db, 20)
+		want := ids(orders[0].sorted(books, "a"))[:5]
+		src, err := bunpage.New(db, db.NewSelect().Model((*book)(nil)).Where("shelf = ?", "a"),
+			bunpage.Col("title", func(b *book) string { return b.Title }),
+			bunpage.Col("id", func(b *book) int64 { return b.ID }).Unique())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []bounded.CountMode{bounded.CountNone, bounded.CountExact} {
+			rows, err := src.Fetch(t.Context(), bounded.Request{Limit: 5, Count: c})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := make([]int64, len(rows.Items))
+			for i, b := range rows.Items {
+				got[i] = b.ID
+			}
+			if diff := gocmp.Diff(want, got); diff != "" || !rows.More {
+				t.Errorf("%s: more %v, ids (-want +got):\n%s", c, rows.More, diff)
+			}
+		}
+	})
+}
+
 // TestQueryCopied checks that changing the query after New does not
 // change the source.
 func TestQueryCopied(t *testing.T) {
@@ -713,7 +766,7 @@ type post struct {
 }
 
 // TestJoinedRelation checks that a query with a joined relation pages
-// with the relation scanned.
+// with the relation scanned, with and without a count.
 func TestJoinedRelation(t *testing.T) {
 	forEngines(t, func(t *testing.T, db *bun.DB) {
 		exec(t, db, ddl(db, "CREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT NOT NULL)"),
@@ -724,13 +777,18 @@ func TestJoinedRelation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rows, err := src.Fetch(t.Context(), bounded.Request{Limit: 2, At: &bounded.Cursor{Keys: []any{int64(3)}}})
-		if err != nil {
-			t.Fatal(err)
-		}
 		want := []post{{ID: 2, AuthorID: 1, Author: &author{1, "Zoë"}}, {ID: 1, AuthorID: 2, Author: &author{2, "Ærø"}}}
-		if diff := gocmp.Diff(want, rows.Items); diff != "" || rows.More || rows.Count != 3 {
-			t.Errorf("more %v, count %d, posts (-want +got):\n%s", rows.More, rows.Count, diff)
+		for _, c := range []struct {
+			mode  bounded.CountMode
+			count int
+		}{{bounded.CountNone, -1}, {bounded.CountExact, 3}} {
+			rows, err := src.Fetch(t.Context(), bounded.Request{Limit: 2, Count: c.mode, At: &bounded.Cursor{Keys: []any{int64(3)}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := gocmp.Diff(want, rows.Items); diff != "" || rows.More || rows.Count != c.count {
+				t.Errorf("%s: more %v, count %d, posts (-want +got):\n%s", c.mode, rows.More, rows.Count, diff)
+			}
 		}
 	})
 }
