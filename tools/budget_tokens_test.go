@@ -82,8 +82,8 @@ func TestBudgetTokensArgument(t *testing.T) {
 }
 
 // TestBudgetTokensSchema checks that every tool declares budgetTokens with
-// its minimum, maximum (the server's token limit) and default, and says so
-// in its description.
+// its minimum, maximum (the server's token limit) and default, and the
+// set's instructions say so.
 func TestBudgetTokensSchema(t *testing.T) {
 	set := newSet(t, ports.Balanced)
 	limit := quiet.LimitTokens()
@@ -98,9 +98,9 @@ func TestBudgetTokensSchema(t *testing.T) {
 		if p == nil || p["type"] != "integer" || p["minimum"] != float64(tools.MinBudgetTokens) || p["maximum"] != float64(limit) || p["default"] != float64(limit) {
 			t.Errorf("%s: budgetTokens %v; want an integer from %d to %d, default %d", tl.Name, p, tools.MinBudgetTokens, limit, limit)
 		}
-		if !strings.Contains(tl.Description, bounded.FormatCount(limit)+" tokens (budgetTokens lowers it)") {
-			t.Errorf("%s: description does not state the token limit: %s", tl.Name, tl.Description)
-		}
+	}
+	if ins := set.Instructions(); !strings.Contains(ins, bounded.FormatCount(limit)+" tokens; the budget and budgetTokens arguments lower that") {
+		t.Errorf("the instructions do not state the token limit: %s", ins)
 	}
 }
 
@@ -240,9 +240,7 @@ func TestBudgetTokensExact(t *testing.T) {
 	if env.Truncation.LimitTokens != 3000 || utf8.RuneCount(out) > 3000 || !env.Truncated {
 		t.Errorf("limitTokens %d, %d tokens, truncated %v; want 3,000 exactly, held", env.Truncation.LimitTokens, utf8.RuneCount(out), env.Truncated)
 	}
-	for _, tl := range set.Tools() {
-		if !strings.Contains(string(tl.InputSchema), "Tokens are counted exactly.") {
-			t.Errorf("%s: budgetTokens does not say tokens are counted exactly", tl.Name)
-		}
+	if !strings.Contains(set.Instructions(), "Tokens are counted exactly.") {
+		t.Errorf("the instructions do not say tokens are counted exactly: %s", set.Instructions())
 	}
 }

@@ -33,9 +33,9 @@ func windowParams() []param {
 	return []param{
 		{name: "maxLines", kind: kindInt, hasMin: true, min: 1, hasMax: true, max: bounded.MaxWindowLines, clamp: true,
 			def: bounded.DefaultWindowLines, sentinel: bounded.ErrInvalidWindow,
-			desc: fmt.Sprintf("Lines of content per note: default %d, maximum %s (larger values are clamped).", bounded.DefaultWindowLines, bounded.FormatCount(bounded.MaxWindowLines))},
+			desc: "Lines of content per note."},
 		{name: "lineOffset", kind: kindInt, hasMin: true, hasMax: true, max: bounded.MaxOffset, def: 0, sentinel: bounded.ErrInvalidWindow,
-			desc: "0-based first line to return: 0 for the start; continue with contentMetadata.nextOffset (nextLines holds the whole call)."},
+			desc: "0-based first line."},
 	}
 }
 
@@ -61,10 +61,10 @@ func single[T any](item T) bounded.Paged[T] {
 func (s *Set) addNotes() {
 	notes := s.cfg.Notes
 	s.add(spec{name: "get_note",
-		desc: "Read one note by id (its vault path without extension, e.g. \"projects/alpha\"): title, tags, dates and a window of its content lines. A long note comes in windows: contentMetadata gives totalLines, returnedLines and nextOffset, and nextLines holds the arguments of the get_note call for the following lines.",
+		desc: "Read one note by id (its vault path without extension, e.g. \"projects/alpha\"): title, tags, dates and a window of its lines; nextLines reads on.",
 		params: append(append([]param{idParam("The note's id.")}, windowParams()...),
 			param{name: "charOffset", kind: kindInt, hasMin: true, hasMax: true, max: bounded.MaxOffset, def: 0, sentinel: bounded.ErrInvalidWindow,
-				desc: "Characters of line lineOffset to skip, to read on inside a line longer than a response: nextLines sets it."}),
+				desc: "Characters of line lineOffset already read."}),
 	}, func(ctx context.Context, r *request) ([]byte, error) {
 		nc, err := notes.GetNote(ctx, r.in.str("id"), r.window())
 		if err != nil {
@@ -138,7 +138,7 @@ func (s *Set) addNotes() {
 	})
 
 	s.add(spec{name: "search_notes", paged: true, limits: ports.SearchNotesLimits,
-		desc:   "Find notes whose title or content contains the query (case-insensitive, literal: no wildcards). Notes matching in the title come first, then those matching in the content; within each, most recently updated first.",
+		desc:   "Find notes whose title or content contains the query (case-insensitive, literal). Title matches first, then content matches; each most recently updated first.",
 		params: []param{{name: "query", kind: kindString, required: true, sentinel: ports.ErrInvalidQuery, desc: "Text to find."}},
 	}, func(ctx context.Context, r *request) ([]byte, error) {
 		page, err := notes.SearchNotes(ctx, r.in.str("query"), r.page)
@@ -173,11 +173,10 @@ func (s *Set) addNotes() {
 	})
 
 	s.add(spec{name: "get_note_links", paged: true, noCursor: true, limits: ports.NoteLinksLimits,
-		desc: "List a note's links by category: \"internal\" (to other notes, in order of appearance), \"external\" (URLs, in order) and \"incoming\" (links to it, by source id); category \"all\" (the default) lists the three in that order as one list.",
+		desc: "List a note's links: internal (to notes, in order of appearance), external (URLs, in order), incoming (by source id), or all three in that order.",
 		params: []param{
 			idParam("The note's id."),
-			{name: "category", kind: kindString, enum: []string{"all", "internal", "external", "incoming"}, def: "all",
-				desc: "Which links: all (default), internal, external or incoming."},
+			{name: "category", kind: kindString, enum: []string{"all", "internal", "external", "incoming"}, def: "all"},
 		},
 	}, s.noteLinks)
 

@@ -11,11 +11,11 @@ import (
 func (s *Set) addKnowledge() {
 	kn := s.cfg.Knowledge
 	s.add(spec{name: "search_knowledge", paged: true, paging: bounded.ByPage, limits: ports.SearchNodesLimits,
-		desc: "Search the knowledge graph's entities. Mode \"exact\" (default): the name, type or an observation contains a query (case-insensitive), newest first. Mode \"fuzzy\": the name is similar to a query (trigram similarity at least threshold), most similar first. Several queries are searched at once, each entity returned once.",
+		desc: "Search the knowledge graph's entities for one or more queries, each entity once. exact: the name, type or an observation contains a query (case-insensitive), newest first. fuzzy: the name is similar to a query (trigram similarity at least threshold), most similar first.",
 		params: []param{
 			strParam("query", "Text to search for."),
 			listParam("queries", fmt.Sprintf("Several texts to search for at once, instead of query (at most %d).", ports.MaxQueries), ports.MaxQueries),
-			{name: "mode", kind: kindString, enum: []string{"exact", "fuzzy"}, def: "exact", desc: "exact (default) or fuzzy."},
+			{name: "mode", kind: kindString, enum: []string{"exact", "fuzzy"}, def: "exact"},
 			listParam("tags", "Only entities with every one of these tags.", ports.MaxQueries),
 			{name: "threshold", kind: kindNumber, fmin: 0, fmax: 1, def: ports.DefaultThreshold, sentinel: ports.ErrInvalidQuery,
 				desc: fmt.Sprintf("Least similarity for fuzzy mode, in (0, 1]: default %v.", ports.DefaultThreshold)},

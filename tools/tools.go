@@ -209,16 +209,12 @@ func (s *Set) add(sp spec, h handler) {
 	}
 	sp.params = append(sp.params,
 		param{name: "budget", kind: kindInt, hasMin: true, min: MinBudget, hasMax: true, max: limit, clamp: true, def: limit,
-			sentinel: bounded.ErrInvalidBudget,
-			desc:     fmt.Sprintf("Most characters this response may take, envelope included: default and maximum %s (larger values are clamped).", bounded.FormatCount(limit))},
+			sentinel: bounded.ErrInvalidBudget},
 		param{name: "budgetTokens", kind: kindInt, hasMin: true, min: min(MinBudgetTokens, tokens), hasMax: true, max: tokens, clamp: true, def: tokens,
-			sentinel: bounded.ErrInvalidBudget,
-			desc: fmt.Sprintf("Most tokens this response may take, envelope included, e.g. what is left of your context: default and maximum %s (larger values are clamped; truncation.limitTokens is the limit applied). %s",
-				bounded.FormatCount(tokens), tokenCounting(s.cfg.Budget))},
+			sentinel: bounded.ErrInvalidBudget},
 		param{name: "detail", kind: kindString, enum: []string{"concise", "detailed"}, def: "detailed",
-			desc: `"concise" returns fewer fields per result; "detailed" (the default) all of them.`},
+			desc: "concise: fewer fields."},
 	)
-	sp.desc = s.describe(&sp)
 	t := Tool{Name: sp.name, Description: sp.desc, InputSchema: sp.schemaFor(), Paging: sp.paging}
 	if sp.paged {
 		t.Limits = sp.limits
@@ -263,20 +259,17 @@ func cursorError(tool string, err error) *ArgumentError {
 func pagingParams(paging bounded.Paging, l bounded.Limits) []param {
 	size := func(name string) param {
 		return param{name: name, kind: kindInt, hasMin: true, min: 1, hasMax: true, max: l.Max, clamp: true, def: l.Default,
-			sentinel: bounded.ErrInvalidPage,
-			desc:     fmt.Sprintf("Results per call: default %s, maximum %s (larger values are clamped to it).", bounded.FormatCount(l.Default), bounded.FormatCount(l.Max))}
+			sentinel: bounded.ErrInvalidPage}
 	}
 	offset := param{name: "offset", kind: kindInt, role: roleOffset, hasMin: true, hasMax: true, max: bounded.MaxOffset, def: 0,
-		sentinel: bounded.ErrInvalidPage,
-		desc:     "Results to skip: 0 for the first; continue with pagination.nextOffset (the offset in next)."}
+		sentinel: bounded.ErrInvalidPage}
 	if paging == bounded.ByPage {
 		ps := size("pageSize")
 		ps.role = rolePageSize
-		offset.desc = "Results to skip, instead of page: continue with it after a response cut to fit its budget (next says so)."
+		offset.desc = "Results to skip, instead of page."
 		return []param{
 			{name: "page", kind: kindInt, role: rolePage, hasMin: true, hasMax: true, max: bounded.MaxOffset, def: 0,
-				sentinel: bounded.ErrInvalidPage,
-				desc:     "0-based page number: omit it or pass 0 for the first page, 1 for the second."},
+				sentinel: bounded.ErrInvalidPage},
 			ps, offset, cursorParam,
 		}
 	}
@@ -286,8 +279,7 @@ func pagingParams(paging bounded.Paging, l bounded.Limits) []param {
 }
 
 // cursorParam is the cursor argument of every paged tool.
-var cursorParam = param{name: "cursor", kind: kindString, role: roleCursor, sentinel: bounded.ErrInvalidCursor,
-	desc: "Opaque cursor from pagination.nextCursor (or prevCursor) of this tool's previous response with the same arguments: continues right after (or before) that page, exactly even if results were added or removed meanwhile. Give it instead of offset and page."}
+var cursorParam = param{name: "cursor", kind: kindString, role: roleCursor, sentinel: bounded.ErrInvalidCursor}
 
 // newRequest builds the page, the call and the budget of a parsed call.
 func (s *Set) newRequest(sp *spec, in *input) (*request, error) {
@@ -395,46 +387,31 @@ func tokenCounting(b bounded.Budget) string {
 	return fmt.Sprintf("Tokens are estimated, on the high side, and %v%% of a lower budgetTokens is used, for the estimate's error.", 100-100*bounded.MaxEstimateError)
 }
 
-// describe completes a tool's description with how it pages, its budget,
-// the detail option and the access mode.
-func (s *Set) describe(sp *spec) string {
+// Instructions are what every tool of the set shares, said once: how
+// responses are bounded, paged and continued, and the access mode. An MCP
+// server sends them as its instructions; each tool's description says only
+// what is its own.
+func (s *Set) Instructions() string {
 	var b strings.Builder
-	b.WriteString(sp.desc)
-	l := sp.limits
-	byCursor := sp.paged && !sp.noCursor && s.cfg.CursorHints
-	switch {
-	case !sp.paged:
-	case sp.paging == bounded.ByPage:
-		fmt.Fprintf(&b, " Pages are 0-based: omit page (or pass 0) for the first %s results; pageSize sets the page size (default %s, maximum %s). Each response's hint says how many pages remain and names the exact next call, whose arguments are in next",
-			bounded.FormatCount(l.Default), bounded.FormatCount(l.Default), bounded.FormatCount(l.Max))
-		if !byCursor {
-			b.WriteString("; after a response cut to fit its budget, next continues by offset")
-		}
-		b.WriteString(".")
-	default:
-		fmt.Fprintf(&b, " Returns %s results per call by default, %s at most (limit). pagination has total, hasMore and nextOffset; to continue, call again with the arguments in next",
-			bounded.FormatCount(l.Default), bounded.FormatCount(l.Max))
-		if !byCursor {
-			b.WriteString(" (the same arguments with offset=nextOffset)")
-		}
-		b.WriteString(".")
+	fmt.Fprintf(&b, "Every tool answers with one JSON object: results, pagination, truncation, hint and next. "+
+		"A response is at most %s characters and %s tokens; the budget and budgetTokens arguments lower that. "+
+		"%s Results that do not fit are cut at a result boundary and truncation says so; a result too large alone is clipped with a visible marker, and a budget too small for one result gets none and truncation.neededChars.\n",
+		bounded.FormatCount(s.cfg.Budget.LimitChars()), bounded.FormatCount(s.cfg.Budget.LimitTokens()), tokenCounting(s.cfg.Budget))
+	b.WriteString("To continue a listing, call the same tool with the arguments in next (the hint names the call; <as before> stands for your own argument, <pagination.nextCursor> for that cursor). ")
+	if s.cfg.CursorHints {
+		b.WriteString("next continues by cursor, which stays exact while results change. ")
+	} else {
+		b.WriteString("next continues by offset; to page deep or while results change, pass cursor=pagination.nextCursor instead, and a call made with a cursor continues by cursor. ")
 	}
-	if sp.paged && !sp.noCursor {
-		if byCursor {
-			b.WriteString(" next continues by cursor (pagination.nextCursor, also after a response cut to fit its budget), which stays exact while results change; offset and page still jump anywhere.")
-		} else {
-			b.WriteString(" To page deep or while results change, continue with cursor=pagination.nextCursor instead.")
-		}
-	}
-	fmt.Fprintf(&b, " A response is at most %s characters (budget lowers it) and %s tokens (budgetTokens lowers it); results that do not fit are cut at a result boundary, truncation says so, and next continues from the first result cut.",
-		bounded.FormatCount(s.cfg.Budget.LimitChars()), bounded.FormatCount(s.cfg.Budget.LimitTokens()))
+	b.WriteString("Paged tools take limit and offset (search_knowledge: 0-based page and pageSize), and cursor; larger limits are clamped to the maximum. pagination has total (totalKind exact, atLeast or unknown), hasMore and nextOffset.\n")
+	b.WriteString("Notes' text comes in windows of lines: contentMetadata has totalLines, returnedLines and nextOffset, and nextLines holds the get_note call that reads on (with charOffset inside a long line).\n")
 	switch s.policy.Mode {
 	case ports.Private:
-		b.WriteString(" Private mode: only ids, titles and other identifiers are returned, never content; withheld fields are listed in each result's withheld.")
+		b.WriteString("Private mode: only ids, titles and other identifiers are returned, never content; withheld lists what was left out.")
 	case ports.Full:
-		b.WriteString(" Full mode: whole content, clipped to 250 characters after the first 20 results when a page has more than 100.")
+		b.WriteString("Full mode: whole content, clipped to 250 characters after the first 20 results when a page has more than 100.")
 	default:
-		b.WriteString(" Balanced mode: content is whole for fewer than 10 results, clipped to 500 characters each up to 50 results and to 250 beyond; clips end with a visible marker.")
+		b.WriteString("Balanced mode: content is whole for fewer than 10 results, clipped to 500 characters each up to 50 results and to 250 beyond.")
 	}
 	return b.String()
 }

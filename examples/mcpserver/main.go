@@ -137,8 +137,7 @@ func newServer(ctx context.Context, cfg config, stderr io.Writer) (*mcp.Server, 
 		return nil, nil, err
 	}
 	server := mcp.NewServer(&mcp.Implementation{Name: "bounded", Title: "bounded agent tools", Version: "0.1.0"}, &mcp.ServerOptions{
-		Instructions: "Every tool answers with one JSON envelope: results, pagination, truncation, a hint and next. " +
-			"To read on, call the same tool with the arguments in next; when next is absent you have everything.",
+		Instructions: set.Instructions(),
 	})
 	register(server, set)
 	return server, closeStore, nil
