@@ -61,7 +61,7 @@ func single[T any](item T) bounded.Paged[T] {
 func (s *Set) addNotes() {
 	notes := s.cfg.Notes
 	s.add(spec{name: "get_note",
-		desc: "Read one note by id (its vault path without extension, e.g. \"projects/alpha\"): title, tags, dates and a window of its lines; nextLines reads on.",
+		desc: "Read one note by id (its vault path without extension, e.g. \"projects/alpha\"): title, tags, dates and a window of its lines.",
 		params: append(append([]param{idParam("The note's id.")}, windowParams()...),
 			param{name: "charOffset", kind: kindInt, hasMin: true, hasMax: true, max: bounded.MaxOffset, def: 0, sentinel: bounded.ErrInvalidWindow,
 				desc: "Characters of line lineOffset already read."}),
@@ -79,9 +79,9 @@ func (s *Set) addNotes() {
 	})
 
 	s.add(spec{name: "get_notes", paged: true, noCursor: true, limits: GetNotesLimits,
-		desc: fmt.Sprintf("Read several notes by id (1 to %d ids), in the order given, each with a window of its content lines (as get_note); an id that names no note is returned as {\"id\":...,\"missing\":true}.", ports.MaxGetNotes),
+		desc: fmt.Sprintf("Read 1 to %d notes by id, in the order given, each as get_note does; a missing id comes back as {\"id\":...,\"missing\":true}.", ports.MaxGetNotes),
 		params: append([]param{{name: "ids", kind: kindStrings, required: true, maxItems: ports.MaxGetNotes, sentinel: ports.ErrInvalidQuery,
-			desc: fmt.Sprintf("The notes' ids, 1 to %d; repeats are read once.", ports.MaxGetNotes)}}, windowParams()...),
+			desc: "Repeats are read once."}}, windowParams()...),
 	}, func(ctx context.Context, r *request) ([]byte, error) {
 		ids := distinct(r.in.strs("ids"))
 		if len(ids) == 0 {
@@ -130,7 +130,7 @@ func (s *Set) addNotes() {
 		desc: "List the vault's notes, most recently updated first (ties by id), optionally only those with a tag or in a folder.",
 		params: []param{
 			strParam("tag", "Only notes with this tag."),
-			strParam("folder", "Only notes in this folder or below it, e.g. \"projects\"."),
+			strParam("folder", "Only notes in this folder or below."),
 		},
 	}, func(ctx context.Context, r *request) ([]byte, error) {
 		page, err := notes.ListNotes(ctx, ports.ListFilter{Tag: r.in.str("tag"), Folder: r.in.str("folder")}, r.page)
@@ -146,7 +146,7 @@ func (s *Set) addNotes() {
 	})
 
 	s.add(spec{name: "search_by_links", paged: true, limits: ports.SearchByLinksLimits,
-		desc: "Find notes by their links: a note matches when it meets every criterion given, and a list criterion when it meets any entry. At least one criterion. Most recently updated first.",
+		desc: "Find notes by their links, most recently updated first: a note matches every criterion given (at least one), a list criterion by any entry.",
 		params: []param{
 			listParam("hasLinksTo", "Notes with an internal link to any of these note ids.", ports.MaxGetNotes),
 			listParam("linkedFrom", "Notes that any of these notes link to.", ports.MaxGetNotes),
@@ -163,7 +163,7 @@ func (s *Set) addNotes() {
 	})
 
 	s.add(spec{name: "find_broken_links", paged: true, limits: ports.FindBrokenLinksLimits,
-		desc: "List every internal link whose target note does not exist, by source note id, then position in the note.",
+		desc: "List every internal link to a missing note, by source id, then position.",
 	}, func(ctx context.Context, r *request) ([]byte, error) {
 		page, err := notes.FindBrokenLinks(ctx, r.page)
 		if err != nil {
@@ -210,7 +210,7 @@ func (s *Set) addNotes() {
 			idParam("The top note's id."),
 			{name: "maxDepth", kind: kindInt, hasMin: true, min: 1, hasMax: true, max: ports.MaxDescendantDepth, def: ports.DefaultDescendantDepth,
 				sentinel: ports.ErrInvalidQuery,
-				desc:     fmt.Sprintf("Levels to descend: default %d, maximum %d.", ports.DefaultDescendantDepth, ports.MaxDescendantDepth)},
+				desc:     "Levels to descend."},
 		},
 	}, func(ctx context.Context, r *request) ([]byte, error) {
 		maxDepth, _ := r.in.vals["maxDepth"].(int)
@@ -257,7 +257,7 @@ func (s *Set) fitNotes(r *request, page bounded.Paged[NoteContentItem], first po
 	if window {
 		in.Window = page.Items[0].ContentMetadata
 	}
-	out, err := bounded.Fit(r.budget, in)
+	out, err := fitFields(r, in)
 	if err != nil && !errors.Is(err, bounded.ErrInvalidBudget) || page.Items[0].Content == nil {
 		return out.JSON, err
 	}
@@ -279,7 +279,7 @@ func (s *Set) fitNotes(r *request, page bounded.Paged[NoteContentItem], first po
 	if window {
 		measure.Window = blank.ContentMetadata
 	}
-	m, err := bounded.Fit(r.budget, measure)
+	m, err := fitFields(r, measure)
 	if err != nil {
 		return nil, err
 	}
@@ -308,7 +308,7 @@ func (s *Set) fitNotes(r *request, page bounded.Paged[NoteContentItem], first po
 		if window {
 			in.Window = it.ContentMetadata
 		}
-		out, err = bounded.Fit(r.budget, in)
+		out, err = fitFields(r, in)
 		if err != nil || out.Truncation.Reason != bounded.ReasonSingleResultTooLarge || !slices.Contains(out.Truncation.ClippedFields, "content") || rm.chars <= 3 {
 			return out.JSON, err
 		}

@@ -84,7 +84,7 @@ func (s *Set) entityItem(r *request, m ports.NodeMatch, n, i int) EntityItem {
 func (s *Set) addHistory() {
 	h := s.cfg.History
 	s.add(spec{name: "get_response_history", paged: true, limits: ports.ResponseHistoryLimits,
-		desc:   fmt.Sprintf("Read the recorded runs of an endpoint and their responses, newest first. Bodies are clipped to %s characters with a visible marker; bodyChars is the whole body's length.", bounded.FormatCount(ports.HistoryBodyChars)),
+		desc:   fmt.Sprintf("Read the recorded runs of an endpoint and their responses, newest first. Bodies are clipped to %s characters; bodyChars is the whole length.", bounded.FormatCount(ports.HistoryBodyChars)),
 		params: []param{{name: "endpointId", kind: kindString, required: true, sentinel: ports.ErrInvalidQuery, desc: "The endpoint whose runs to read."}},
 	}, func(ctx context.Context, r *request) ([]byte, error) {
 		page, err := h.ResponseHistory(ctx, r.in.str("endpointId"), r.page)
@@ -117,7 +117,7 @@ func (s *Set) runItem(r *request, v ports.RunView, n, i int) RunItem {
 func (s *Set) addCode() {
 	code := s.cfg.Code
 	s.add(spec{name: "search_code", paged: true, limits: ports.SearchCodeLimits,
-		desc: "Search the indexed source code: chunks of lines scored by the share of the query's words they contain, most similar first (ties by file path and line), each with a few lines of context before and after.",
+		desc: "Search the indexed source code: chunks of lines scored by the share of the query's words they contain, most similar first (ties by path and line), with context lines.",
 		params: []param{
 			{name: "query", kind: kindString, required: true, sentinel: ports.ErrInvalidQuery, desc: "Words to find (identifiers, names)."},
 			strParam("pathPrefix", "Only files whose path starts with this, e.g. \"adapters/\"."),

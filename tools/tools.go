@@ -212,8 +212,8 @@ func (s *Set) add(sp spec, h handler) {
 			sentinel: bounded.ErrInvalidBudget},
 		param{name: "budgetTokens", kind: kindInt, hasMin: true, min: min(MinBudgetTokens, tokens), hasMax: true, max: tokens, clamp: true, def: tokens,
 			sentinel: bounded.ErrInvalidBudget},
-		param{name: "detail", kind: kindString, enum: []string{"concise", "detailed"}, def: "detailed",
-			desc: "concise: fewer fields."},
+		param{name: "detail", kind: kindString, enum: []string{"concise", "detailed"}, def: "detailed"},
+		fieldsParam,
 	)
 	t := Tool{Name: sp.name, Description: sp.desc, InputSchema: sp.schemaFor(), Paging: sp.paging}
 	if sp.paged {
@@ -404,6 +404,7 @@ func (s *Set) Instructions() string {
 		b.WriteString("next continues by offset; to page deep or while results change, pass cursor=pagination.nextCursor instead, and a call made with a cursor continues by cursor. ")
 	}
 	b.WriteString("Paged tools take limit and offset (search_knowledge: 0-based page and pageSize), and cursor; larger limits are clamped to the maximum. pagination has total (totalKind exact, atLeast or unknown), hasMore and nextOffset.\n")
+	b.WriteString("detail=concise returns fewer fields per result; fields=[...] only the fields named (and id).\n")
 	b.WriteString("Notes' text comes in windows of lines: contentMetadata has totalLines, returnedLines and nextOffset, and nextLines holds the get_note call that reads on (with charOffset inside a long line).\n")
 	switch s.policy.Mode {
 	case ports.Private:
@@ -433,7 +434,7 @@ func fitted[T any](r *request, page bounded.Paged[T], relevance func(T) float64,
 		// A cursor the store issued that this tool cannot take back.
 		page.Page.NextCursor, page.Page.PrevCursor, page.CursorAt = "", "", nil
 	}
-	return bounded.Fit(r.budget, bounded.FitInput[T]{
+	return fitFields(r, bounded.FitInput[T]{
 		Page: page, Call: r.call, Hints: r.hints, Relevance: relevance, Window: window, Unclipped: unclipped,
 	})
 }
