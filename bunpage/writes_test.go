@@ -25,10 +25,7 @@ func TestWalkUnderWrites(t *testing.T) {
 				t.Run(name, func(t *testing.T) {
 					exec(t, db, "DROP TABLE IF EXISTS books")
 					books := loadBooks(t, db, 40)
-					w := &writer{t: t, db: db, rng: rand.New(rand.NewPCG(uint64(i), 1)), next: 5000, live: map[int64]book{}}
-					for _, b := range books {
-						w.live[b.ID] = b
-					}
+					w := newWriter(db, books, uint64(i))
 					start := o.sorted(books, "a")
 					// A backward walk starts before the last book, which is
 					// kept.
@@ -70,7 +67,11 @@ func TestWalkUnderWrites(t *testing.T) {
 						} else {
 							r.At = &bounded.Cursor{Keys: rows.Keys(rows.Items[len(rows.Items)-1])}
 						}
-						delete(throughout, w.step(ctx))
+						id, err := w.step(ctx)
+						if err != nil {
+							t.Fatal(err)
+						}
+						delete(throughout, id)
 					}
 					if back {
 						read = append(read, edge)
@@ -100,7 +101,6 @@ func TestWalkUnderWrites(t *testing.T) {
 
 // writer inserts and deletes books between pages.
 type writer struct {
-	t                 *testing.T
 	db                bun.IDB
 	rng               *rand.Rand
 	next              int64
@@ -109,14 +109,24 @@ type writer struct {
 	inserted, deleted int
 }
 
+func newWriter(db bun.IDB, books []book, seed uint64) *writer {
+	w := &writer{db: db, rng: rand.New(rand.NewPCG(seed, 1)), next: 5000, live: map[int64]book{}}
+	for _, b := range books {
+		w.live[b.ID] = b
+	}
+	return w
+}
+
 // step inserts two books, tying existing ones on every column but the
 // id, and deletes one; it returns the id deleted.
-func (w *writer) step(ctx context.Context) int64 {
+func (w *writer) step(ctx context.Context) (int64, error) {
 	for range 2 {
 		b := makeBook(1 + w.rng.IntN(40))
 		b.ID = w.next
 		w.next++
-		insertBooks(w.t, w.db, b)
+		if _, err := w.db.NewInsert().Model(&b).Exec(ctx); err != nil {
+			return 0, err
+		}
 		w.live[b.ID] = b
 		w.inserted++
 	}
@@ -129,9 +139,9 @@ func (w *writer) step(ctx context.Context) int64 {
 	slices.Sort(ids)
 	id := ids[w.rng.IntN(len(ids))]
 	if _, err := w.db.NewDelete().Model((*book)(nil)).Where("id = ?", id).Exec(ctx); err != nil {
-		w.t.Fatal(err)
+		return 0, err
 	}
 	delete(w.live, id)
 	w.deleted++
-	return id
+	return id, nil
 }
