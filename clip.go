@@ -1,0 +1,284 @@
+package bounded
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+)
+
+// clipFirst returns the response holding only the first item, its longest
+// strings clipped until the envelope fits.
+func (f *fitter) clipFirst() ([]byte, *shape, error) {
+	root, err := parseJSONTree(f.buf[len(resultsOpen):f.end(0)])
+	if err != nil {
+		return nil, nil, fmt.Errorf("bounded: internal error: decoding result 0 to clip it: %w", err)
+	}
+	var leaves []*jsonNode
+	root.collect("", &leaves)
+	leaves = slices.DeleteFunc(leaves, func(l *jsonNode) bool { return slices.Contains(f.unclipped, l.path) })
+	t, err := f.tailFor(1)
+	if err != nil {
+		return nil, nil, err
+	}
+	for {
+		s := &shape{k: 1, t: t, clipped: root.appendTo(nil)}
+		s.itemRunes = runeCount(s.clipped)
+		s.tr.Reason = ReasonSingleResultTooLarge
+		for _, l := range leaves {
+			if l.clipped {
+				if len(s.pathsJSON) > 0 {
+					s.pathsRunes++
+				}
+				p := appendJSONString(nil, l.path)
+				s.tr.ClippedFields = append(s.tr.ClippedFields, l.path)
+				s.pathsJSON = append(s.pathsJSON, p)
+				s.pathsRunes += runeCount(p)
+			}
+		}
+		if err := f.measure(s, f.limitTokens); err != nil {
+			return nil, nil, err
+		}
+		if f.tok != nil && s.chars <= f.limitChars {
+			out, err := f.assemble(s)
+			if err != nil || f.fits(s) {
+				return out, s, err
+			}
+		} else if f.fits(s) {
+			out, err := f.assemble(s)
+			return out, s, err
+		}
+		excess := s.chars - f.charCap
+		switch {
+		case f.tok != nil:
+			excess = max(s.chars-f.limitChars, ceilInt(float64(s.tokens-f.limitTokens)*f.b.CharsPerToken), 1)
+		case f.est:
+			// Characters in proportion to the tokens over the limit.
+			perToken := float64(s.chars) / float64(max(s.tokens, 1))
+			excess = max(s.chars-f.limitChars, ceilInt(float64(s.tokens-f.limitTokens)*perToken), 1)
+		}
+		if !waterfill(leaves, excess) {
+			return f.noneFits(s)
+		}
+	}
+}
+
+// noneFits returns the response without results when not even min, the
+// first result clipped to its minimum, fits: ReasonBudgetTooSmall, with
+// what min needs, and the page going on at the first result. It returns
+// the error of a budget too small for that response too.
+func (f *fitter) noneFits(min *shape) ([]byte, *shape, error) {
+	t0, err := f.tailFor(0)
+	if err != nil {
+		return nil, nil, err
+	}
+	t := *t0
+	s := &shape{k: 0, t: &t}
+	s.tr.Reason = ReasonBudgetTooSmall
+	// Slack for the report's numbers, whose digits grow with the limits.
+	const slack, slackTokens = 16, 8
+	s.tr.NeededChars, s.tr.NeededTokens = min.chars+slack, min.tokens+slackTokens
+	if f.b.MaxTokens == 0 {
+		// The token limit comes from the characters: enough of them for
+		// the tokens too.
+		s.tr.NeededChars = max(s.tr.NeededChars, ceilInt(float64(s.tr.NeededTokens)*f.b.CharsPerToken))
+	}
+	if f.style != HintOff {
+		h := fmt.Sprintf("The next result needs a budget of %s characters (%s tokens); this one is %s (%s): call again with a larger budget.",
+			FormatCount(s.tr.NeededChars), FormatCount(s.tr.NeededTokens), FormatCount(f.limitChars), FormatCount(f.limitTokens))
+		t.hint, t.hintJSON = h, appendJSONString(nil, h)
+		t.runes = runeCount(t.pagination) + runeCount(t.hintJSON) + runeCount(t.nextJSON)
+	}
+	if err := f.measure(s, f.limitTokens); err != nil {
+		return nil, nil, err
+	}
+	if s.chars > f.limitChars || f.tok == nil && !f.fits(s) {
+		return nil, nil, f.tooSmall(min, "the envelope with result 0 clipped to its minimum")
+	}
+	out, err := f.assemble(s)
+	if err == nil && !f.fits(s) {
+		err = f.tooSmall(min, "the envelope with result 0 clipped to its minimum")
+	}
+	return out, s, err
+}
+
+// waterfill clips the longest strings of leaves down to one common length,
+// chosen so that they lose about excess encoded characters in all. It
+// reports false when every string is already at its minimum, the one-rune
+// marker.
+func waterfill(leaves []*jsonNode, excess int) bool {
+	var lens []int
+	encRunes, runes := 0, 0
+	for _, l := range leaves {
+		if l.cur > 1 {
+			lens = append(lens, l.cur)
+			encRunes += l.encRunes
+			runes += l.cur
+		}
+	}
+	if len(lens) == 0 {
+		return false
+	}
+	// Escapes make a string's encoding longer than its runes: remove
+	// runes in proportion. Every pass removes at least one rune, so the
+	// caller's loop ends.
+	need := max(1, ceilInt(float64(excess)*float64(runes)/float64(max(encRunes, 1))))
+	slices.SortFunc(lens, func(a, b int) int { return b - a })
+	// Find the level x >= 1 such that cutting every string longer than x
+	// down to x removes at least need runes.
+	level, sum := 1, 0
+	for j, l := range lens {
+		sum += l
+		next := 1
+		if j+1 < len(lens) {
+			next = lens[j+1]
+		}
+		if x := (sum - need) / (j + 1); sum-need >= 0 && x >= next {
+			level = max(x, 1)
+			break
+		}
+	}
+	for _, l := range leaves {
+		if l.cur > level {
+			l.str, _ = Clip(l.orig, level)
+			l.clipped = true
+			l.setString(l.str)
+		}
+	}
+	return true
+}
+
+// jsonNode is a decoded JSON value that keeps object keys in order, so that
+// a clipped result is re-encoded as it was.
+type jsonNode struct {
+	kind byte   // '{', '[', '"', or 0 for a number, true, false or null
+	lit  string // the literal, for kind 0
+	// Objects and arrays.
+	names []string // an object's keys, for paths
+	keys  [][]byte // an object's keys, encoded
+	kids  []*jsonNode
+	// Strings.
+	orig     string // the string as the item encoded it
+	str      string // the string as it is now
+	enc      []byte // str, encoded
+	cur      int    // runes of str
+	encRunes int    // runes of enc without its quotes
+	clipped  bool
+	path     string // for ClippedFields
+}
+
+func (n *jsonNode) setString(s string) {
+	n.str = s
+	n.enc = appendJSONString(n.enc[:0], s)
+	n.cur = utf8.RuneCountInString(s)
+	n.encRunes = runeCount(n.enc) - 2
+}
+
+// parseJSONTree decodes one JSON value, numbers kept as written.
+func parseJSONTree(b []byte) (*jsonNode, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return parseJSONNode(dec)
+}
+
+func parseJSONNode(dec *json.Decoder) (*jsonNode, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch v := tok.(type) {
+	case json.Delim:
+		n := &jsonNode{kind: byte(v)}
+		for dec.More() {
+			if v == '{' {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				key, _ := kt.(string)
+				n.names = append(n.names, key)
+				n.keys = append(n.keys, appendJSONString(nil, key))
+			}
+			kid, err := parseJSONNode(dec)
+			if err != nil {
+				return nil, err
+			}
+			n.kids = append(n.kids, kid)
+		}
+		if _, err := dec.Token(); err != nil { // the closing delimiter
+			return nil, err
+		}
+		return n, nil
+	case string:
+		n := &jsonNode{kind: '"', orig: v}
+		n.setString(v)
+		return n, nil
+	case json.Number:
+		return &jsonNode{lit: v.String()}, nil
+	case bool:
+		return &jsonNode{lit: strconv.FormatBool(v)}, nil
+	default:
+		return &jsonNode{lit: "null"}, nil
+	}
+}
+
+// collect appends the string leaves under n to leaves, in document order,
+// setting their paths.
+func (n *jsonNode) collect(path string, leaves *[]*jsonNode) {
+	switch n.kind {
+	case '"':
+		n.path = cmp.Or(path, "$")
+		*leaves = append(*leaves, n)
+	case '{':
+		for i, kid := range n.kids {
+			name := n.names[i]
+			switch {
+			case !isIdent(name):
+				kid.collect(path+"["+string(n.keys[i])+"]", leaves)
+			case path == "":
+				kid.collect(name, leaves)
+			default:
+				kid.collect(path+"."+name, leaves)
+			}
+		}
+	case '[':
+		for i, kid := range n.kids {
+			kid.collect(path+"["+strconv.Itoa(i)+"]", leaves)
+		}
+	}
+}
+
+// isIdent reports whether a key can be written bare in a path:
+// [A-Za-z_][A-Za-z0-9_]*.
+func isIdent(s string) bool {
+	for i, c := range []byte(s) {
+		if !(c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// appendTo appends n's compact encoding.
+func (n *jsonNode) appendTo(b []byte) []byte {
+	switch n.kind {
+	case '"':
+		return append(b, n.enc...)
+	case '{', '[':
+		b = append(b, n.kind)
+		for i, kid := range n.kids {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if n.kind == '{' {
+				b = append(append(b, n.keys[i]...), ':')
+			}
+			b = kid.appendTo(b)
+		}
+		return append(b, n.kind+2) // '}' and ']' follow '{' and '[' by 2
+	}
+	return append(b, n.lit...)
+}

@@ -1,0 +1,291 @@
+package bounded
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"unsafe"
+)
+
+// Truncation reports how a response was fitted into its budget. It is
+// always present in a fitted envelope: it reports the budget's usage even
+// when nothing was cut (Reason "").
+type Truncation struct {
+	// Reason is "" when nothing was cut, else ReasonCharacterLimit,
+	// ReasonTokenLimit or ReasonSingleResultTooLarge.
+	Reason string `json:"reason,omitempty"`
+	// OriginalCount is the number of results the page had; ReturnedCount
+	// the number in the response (a clipped result counts as returned).
+	OriginalCount int `json:"originalCount"`
+	ReturnedCount int `json:"returnedCount"`
+	// EstimatedChars is the exact number of characters of the encoded
+	// response, this object included; LimitChars is the budget's.
+	EstimatedChars int `json:"estimatedChars"`
+	LimitChars     int `json:"limitChars"`
+	// EstimatedTokens is the token count of the response, this object
+	// included: the Tokenizer's count with a Tokenizer and MaxTokens
+	// (should writing the count change it, the larger of the two),
+	// EstimatedChars / CharsPerToken rounded up when CharsPerToken is set,
+	// else the [Estimator]'s count. LimitTokens is the budget's.
+	EstimatedTokens int `json:"estimatedTokens"`
+	LimitTokens     int `json:"limitTokens"`
+	// ClippedFields lists, for ReasonSingleResultTooLarge, the paths of the
+	// strings of the result that were clipped, in document order: object
+	// keys joined by "." ("content", "meta.author"), array elements as
+	// "[i]" ("observations[2]"), keys that are not identifiers quoted
+	// (`meta["a.b"]`), and "$" for a result that is itself a string.
+	ClippedFields []string `json:"clippedFields,omitempty"`
+	// NeededChars and NeededTokens, for ReasonBudgetTooSmall, are the
+	// size of the response holding the first result clipped to its
+	// minimum: a budget of at least that much returns it. When the token
+	// limit derives from the characters (MaxTokens 0), NeededChars covers
+	// NeededTokens too.
+	NeededChars  int `json:"neededChars,omitempty"`
+	NeededTokens int `json:"neededTokens,omitempty"`
+}
+
+// FitInput is what [Fit] fits into a budget.
+type FitInput[T any] struct {
+	// Page is one page of items, in the method's order (most relevant
+	// first for scored methods), with its PageInfo. Its Returned must equal
+	// len(Items). Its CursorAt, when set, issues the NextCursor of a cut.
+	Page Paged[T]
+	// Call is the tool call that produced the page: it renders the hint and
+	// the next call's arguments.
+	Call Call
+	// Hints sets how much the hint says; HintOff leaves it out.
+	Hints HintStyle
+	// Relevance, when set, scores an item; the items must then be in
+	// non-increasing order of it, or Fit returns ErrUnordered. Fit keeps a
+	// prefix of the page, so the prefix is the most relevant part.
+	Relevance func(T) float64
+	// Window, when set, is written as the envelope's contentMetadata.
+	Window *WindowInfo
+	// Unclipped names the string fields of a result that are never
+	// clipped, as ClippedFields names them (e.g. "id"): a result that
+	// fits only with one of them clipped is not returned, and the
+	// response says the budget it needs (ReasonBudgetTooSmall).
+	Unclipped []string
+}
+
+// Fitted is a response fitted into a budget.
+type Fitted struct {
+	// JSON is the encoded [Envelope]: at most LimitChars characters and
+	// LimitTokens tokens, as measured by Truncation.
+	JSON []byte
+	// Page is the page info after the cut ([PageInfo.Cut]): when results
+	// were cut, HasMore is true, NextOffset is the first cut result, and
+	// NextCursor is the input page's CursorAt(Kept) ("" without CursorAt).
+	Page PageInfo
+	// Truncation is the report written in JSON.
+	Truncation Truncation
+	// Hint is the hint written in JSON ("" with HintOff).
+	Hint string
+	// Next is the whole argument list of the call that continues after
+	// this response, nil on the last page.
+	Next Args
+	// Kept is the number of items in JSON: the first Kept items of the
+	// page (the first one possibly clipped).
+	Kept int
+}
+
+// Fit encodes a page as an [Envelope] that fits the budget b, cutting it at
+// a result boundary when it does not.
+//
+// Fit keeps the longest prefix of in.Page.Items whose whole envelope (the
+// results, the pagination after the cut, the truncation report, the hint and
+// next call of the cut page, contentMetadata) is at most b.LimitChars()
+// characters and b.LimitTokens() tokens. Sizes are exact, not estimated: each
+// item is encoded once, to the bytes encoding/json writes with HTML escaping
+// off, and the JSON is assembled from those bytes. Items of a type made of
+// structs, strings, numbers, booleans, times, pointers and slices of those
+// are written by an encoder compiled once per type, one at a time, straight
+// into the response; encoding stops after the item that takes the items
+// over the character ceiling. Other types (with maps, interfaces, their own
+// MarshalJSON, ...) are encoded by encoding/json in batches, each as it
+// encodes a slice of them (a type's MarshalJSON is called as json.Marshal
+// of the page calls it): the first item alone, then batches of at most
+// three times as many items as before, and about as many as the ceiling
+// leaves room for at the items' mean size so far; encoding stops after the
+// batch that takes the items over the ceiling. The items keep their order:
+// the first ones are the most relevant for methods that return the most
+// relevant first.
+//
+// When items are cut, the pagination's HasMore is true and NextOffset is the
+// first cut item ([PageInfo.Cut]), so that following Fitted.Next (or the
+// hint) returns every item exactly once. A cut page no longer ends on a page
+// boundary, so [ByPage] tools continue by offset. The page's NextCursor
+// pointed past the cut items: when the page has a [Paged.CursorAt], Fit
+// replaces it with CursorAt(Kept), the cursor right after the last item
+// kept, and [ByCursor] tools continue by that cursor (in the pagination,
+// the hint and Fitted.Next), so that a walk by cursor stays exact under any
+// budget while items are written between its pages; without CursorAt the
+// cursor is dropped and cursor tools continue by offset. The cut is
+// reported as ReasonCharacterLimit, or ReasonTokenLimit when MaxTokens was
+// the tighter ceiling.
+//
+// With b.Tokenizer and b.MaxTokens set, per-item token counts choose the
+// cut, then the final JSON is counted with the Tokenizer and items are
+// dropped from the end until it fits. With the [Estimator] (CharsPerToken
+// 0), the items are read once more, to estimate them (and count their
+// characters in the same reading); the estimate written is the Estimator's
+// count of the very response, and the cut keeps the longest prefix within
+// both limits.
+//
+// When the first item alone is over the budget, it is returned anyway: its
+// longest strings are clipped to a common length (by [Clip], each with a
+// marker counting the removed characters) until the envelope fits. The
+// response reports ReasonSingleResultTooLarge and the clipped paths, and the
+// next page starts after that item. Only string values are clipped, never
+// keys, numbers or structure, and the item keeps its key order. When not
+// even that fits, the response holds no result: it reports
+// ReasonBudgetTooSmall with the budget the item needs (NeededChars,
+// NeededTokens), the page goes on at that item, and the hint says so.
+//
+// When b.Logger is set, a cut, or a response using at least b.WarnAt of a
+// limit, is logged to it at level Warn as "bounded: response cut to fit budget" or
+// "bounded: response near budget", with the attributes tool, kept,
+// original, chars, limitChars, tokens, limitTokens and reason.
+//
+// An empty page gives "results":[]. Fit does not modify in, and the JSON it
+// returns is its own. It returns an error wrapping [ErrInvalidBudget] for an
+// invalid budget, or one too small for the envelope itself; [ErrUnordered] for items out of relevance
+// order; [ErrInvalidPage] when in.Page.Page.Returned is not
+// len(in.Page.Items); the error of an item encoding/json cannot encode; or
+// the error of in.Page.CursorAt.
+func Fit[T any](b Budget, in FitInput[T]) (Fitted, error) {
+	f, err := prepareFit(b, in)
+	if err != nil {
+		return Fitted{}, err
+	}
+	fd, err := f.fit()
+	f.release()
+	return fd, err
+}
+
+// prepareFit checks Fit's input and encodes its items.
+func prepareFit[T any](b Budget, in FitInput[T]) (*fitter, error) {
+	d, limitChars, limitTokens, err := b.validate()
+	if err != nil {
+		return nil, err
+	}
+	items := in.Page.Items
+	if in.Page.Page.Returned != len(items) {
+		return nil, fmt.Errorf("%w: pagination says %d returned but the page has %d items", ErrInvalidPage, in.Page.Page.Returned, len(items))
+	}
+	if in.Relevance != nil && len(items) > 0 {
+		prev := in.Relevance(items[0])
+		if math.IsNaN(prev) {
+			return nil, fmt.Errorf("%w: item 0 has relevance NaN", ErrUnordered)
+		}
+		for i := 1; i < len(items); i++ {
+			r := in.Relevance(items[i])
+			if math.IsNaN(r) || r > prev {
+				return nil, fmt.Errorf("%w: item %d has relevance %v after %v", ErrUnordered, i, r, prev)
+			}
+			prev = r
+		}
+	}
+	f := newFitter(d, b.CharsPerToken == 0, limitChars, limitTokens, in.Page.Page, in.Call, in.Hints, len(items))
+	f.cursorAt = in.Page.CursorAt
+	f.unclipped = in.Unclipped
+	if err := f.setWindow(in.Window); err != nil {
+		return nil, err
+	}
+	// Encode every item once, each followed by a comma, after the
+	// envelope's opening: the kept prefix of buf is the final JSON's head.
+	// Items go in batches, one Encode call each, from a first item alone
+	// (whose size predicts the others') to batches of up to three times as
+	// many items as before, but not much past what the ceiling leaves room
+	// for: encoding stops after the batch that takes the items over it.
+	w := &f.w
+	w.items, w.most = len(items), 4*min(f.charCap, math.MaxInt/8)
+	// A pointer to the batch, which encodes as the batch does (its items
+	// addressable, as json.Marshal([]T) sees them), set for each batch
+	// without boxing a slice header each time.
+	var batch *[]T
+	// encoding/json writes a slice of bytes as one base64 string: items of
+	// a byte kind go one at a time.
+	single := reflect.TypeFor[T]().Kind() == reflect.Uint8
+	if fe := fastEncoderFor(reflect.TypeFor[T]()); fe != nil {
+		if err := encodeFast(f, items, fe); err != nil {
+			return nil, err
+		}
+		single = false // every item is encoded, or the ceiling reached
+	}
+	for !single && f.m < f.n && !f.over(f.m) {
+		c := f.batchSize()
+		if batch == nil {
+			batch = new([]T)
+		}
+		*batch = items[f.m : f.m+c]
+		w.batch, w.inSlice = c, true
+		if err := f.enc.Encode(batch); err == nil {
+			f.addBatch(c)
+			continue
+		}
+		// Encode the batch's items one at a time, as far as they would
+		// be encoded so, to name the item at fault.
+		if err := encodeEach(f, items, f.m+c); err != nil {
+			return nil, err
+		}
+	}
+	if single {
+		if err := encodeEach(f, items, f.n); err != nil {
+			return nil, err
+		}
+	}
+	if len(w.b) == 0 {
+		w.b = append(w.b, resultsOpen...)
+		f.buf = w.b
+	}
+	f.settleEncoded()
+	return f, nil
+}
+
+// encodeEach encodes items[f.m:end] one at a time, as long as the items
+// encoded do not take more characters than the ceiling. Its error names the
+// item at fault.
+func encodeEach[T any](f *fitter, items []T, end int) error {
+	f.w.batch, f.w.inSlice = 1, false
+	for i := f.m; i < end && !f.over(i); i++ {
+		// A pointer, as json.Marshal([]T) sees addressable elements: the
+		// same methods are used, and the item is not copied.
+		if err := f.enc.Encode(&items[i]); err != nil {
+			return fmt.Errorf("bounded: encoding result %d: %w", i, err)
+		}
+		f.addBatch(1)
+	}
+	return nil
+}
+
+// encodeFast encodes items with their compiled encoder, one at a time,
+// straight into f's buffer, as long as the items encoded do not take more
+// characters than the ceiling. An item the encoder refuses (a NaN float)
+// goes to encoding/json, whose error names it.
+func encodeFast[T any](f *fitter, items []T, fe encFunc) error {
+	w := &f.w
+	if len(w.b) == 0 {
+		w.b = append(w.b, resultsOpen...)
+	}
+	f.buf = w.b
+	for f.m < f.n && !f.over(f.m) {
+		i := f.m
+		b, ok := fe(w.b, unsafe.Pointer(&items[i]))
+		if !ok {
+			// w.b still ends after the items before.
+			if err := encodeEach(f, items, i+1); err != nil {
+				return err
+			}
+			continue
+		}
+		w.b = append(b, ',')
+		f.buf = w.b
+		f.m++
+		f.ends[i] = len(w.b) - 1
+		if f.ends[i]-f.allEnd >= readAhead {
+			f.readEncoded()
+		}
+	}
+	return nil
+}

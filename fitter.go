@@ -1,0 +1,1018 @@
+package bounded
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+)
+
+// addBatch records the batch of c items just encoded, after the first m.
+func (f *fitter) addBatch(c int) {
+	f.buf = f.w.b
+	f.m += c
+	f.w.items -= c
+	end := len(f.buf) - 1 // the comma after the batch
+	f.ends[f.m-1] = end
+	f.batches = append(f.batches, f.m)
+	if c > 1 {
+		f.split = false
+	}
+	if end-f.allEnd >= readAhead {
+		f.readEncoded()
+	}
+}
+
+// readAhead is how many bytes of items encoded but not yet read addBatch
+// leaves for later: a read of fewer is better done with the next ones, a
+// read of more while they are still in the processor's caches.
+const readAhead = 16 << 10
+
+// readEncoded counts the characters of the items encoded since the last
+// read, and with the Estimator estimates them in the same reading: from the
+// comma after the items read before (or resultsOpen) to the one after the
+// last item encoded.
+func (f *fitter) readEncoded() {
+	if f.m == 0 || f.allEnd >= f.ends[f.m-1] {
+		return
+	}
+	end := f.ends[f.m-1]
+	if f.est {
+		e := f.snaps[f.read]
+		f.allRunes += e.addBytes(f.buf[f.allEnd:end])
+		f.snaps[f.m], f.snapped[f.m] = e, true
+	} else {
+		f.allRunes += runeCount(f.buf[f.allEnd:end])
+	}
+	f.allEnd, f.read = end, f.m
+}
+
+// batchSize is the number of items to encode next: the first alone, then
+// up to three times as many as so far, but no more than the ceiling leaves
+// room for at the mean size of the items so far, plus one to reach it.
+func (f *fitter) batchSize() int {
+	if f.m == 0 {
+		return 1
+	}
+	used := f.ends[f.m-1] - len(resultsOpen) + 1 // bytes, at least the runes
+	room := max(0, f.charCap-used) / max(1, used/f.m)
+	return max(1, min(f.n-f.m, 3*f.m, room+1))
+}
+
+// over reports whether the first k items, k <= m, take more characters
+// than the ceiling: then no response holding them fits, and the items
+// after them are not needed. Items are counted only when their bytes are
+// over the ceiling (a character takes a byte at least).
+func (f *fitter) over(k int) bool {
+	if k == 0 || f.ends[f.m-1]-len(resultsOpen) <= f.charCap {
+		return false
+	}
+	return f.itemRunes(k) > f.charCap
+}
+
+// settleEncoded cuts m back to what encoding one item at a time would have
+// encoded: items up to the first whose characters take the items over
+// the ceiling. A batch encodes past it, or may.
+func (f *fitter) settleEncoded() {
+	last := min(f.m, f.n-1) // one at a time, item n-1 is the last checked
+	if last < 1 || !f.over(last) {
+		return
+	}
+	lo, hi := 1, last // the first k with itemRunes(k) > charCap is in [lo, hi]
+	for lo < hi {
+		if mid := (lo + hi) / 2; f.itemRunes(mid) > f.charCap {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	f.m = lo
+}
+
+// splitItems finds the end of every item encoded in a batch, once.
+func (f *fitter) splitItems() {
+	if f.split {
+		return
+	}
+	first := 0
+	for _, end := range f.batches {
+		if end-first > 1 {
+			from := len(resultsOpen)
+			if first > 0 {
+				from = f.ends[first-1] + 1 // past the comma before the batch
+			}
+			splitValues(f.buf[from:f.ends[end-1]], from, f.ends[first:end-1])
+		}
+		first = end
+	}
+	f.split = true
+}
+
+// splitValues stores in ends the offsets (plus base) of the len(ends)
+// commas that separate JSON values in b, which encoding/json wrote: the
+// commas outside strings, objects and arrays.
+func splitValues(b []byte, base int, ends []int) {
+	depth, k := 0, 0
+	for i := 0; i < len(b) && k < len(ends); i++ {
+		switch b[i] {
+		case '"':
+			// To the closing quote: the next one after an even number of
+			// backslashes, since each escape in the string starts with one.
+			for i++; ; i++ {
+				j := bytes.IndexByte(b[i:], '"')
+				if j < 0 {
+					return
+				}
+				i += j
+				bs := 0
+				for bs < i && b[i-1-bs] == '\\' {
+					bs++
+				}
+				if bs%2 == 0 {
+					break
+				}
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		case ',':
+			if depth == 0 {
+				ends[k] = base + i
+				k++
+			}
+		}
+	}
+}
+
+// resultsOpen opens every envelope; the item bytes follow it.
+const resultsOpen = `{"results":[`
+
+// maxPooled is the largest buffer a pooled fitter keeps for the next call.
+const maxPooled = 1 << 20
+
+// sliceWriter collects the encoded items after resultsOpen, each followed
+// by a comma. It reserves room for the items still to come from the sizes
+// written so far, so that each item is copied once, but not more than the
+// budget can use.
+type sliceWriter struct {
+	b       []byte
+	batch   int  // items in the value being written
+	inSlice bool // the value is a slice of items, not one item
+	items   int  // items still to write, these included
+	written int
+	most    int // bytes the response can use, about
+}
+
+func (w *sliceWriter) Write(p []byte) (int, error) {
+	// The Encoder's value, without its newline and the brackets of a
+	// slice, followed by a comma.
+	q := p[:len(p)-1]
+	if w.inSlice {
+		q = q[1 : len(q)-1]
+	}
+	if cap(w.b)-len(w.b) < len(q)+1+len(resultsOpen) {
+		// Room for these items and those to come, assumed as long as the
+		// ones so far (and an eighth more), and for the envelope's tail.
+		avg := (max(len(w.b)-len(resultsOpen), 0) + len(q) + w.batch) / (w.written + w.batch)
+		rest := w.items - w.batch
+		w.b = slices.Grow(w.b, len(resultsOpen)+len(q)+1+min(avg*rest+avg*rest/8, w.most)+1024)
+	}
+	if len(w.b) == 0 {
+		w.b = append(w.b, resultsOpen...)
+	}
+	w.b = append(append(w.b, q...), ',')
+	w.written += w.batch
+	return len(p), nil
+}
+
+// fitter holds one Fit call's state. Everything but the item encoding is
+// independent of the item type. Fitters are pooled: their slices and the
+// Encoder are reused.
+type fitter struct {
+	b           Budget // with defaults
+	limitChars  int
+	limitTokens int
+	// charCap is the character ceiling of the search: limitChars, lowered
+	// to the token limit's equivalent when tokens are estimated.
+	charCap   int
+	capReason string
+	tok       Tokenizer // set only with MaxTokens
+	// est: tokens are counted by the Estimator (CharsPerToken 0 and no
+	// Tokenizer with MaxTokens). snaps[k] is the estimate of resultsOpen
+	// and the first k items when snapped[k]: known for each batch as it is
+	// encoded, and for other k as needed. tailBuf is where the tails are
+	// rendered to be estimated.
+	est     bool
+	snaps   []estimate
+	snapped []bool
+	tailBuf []byte
+	info    PageInfo
+	call    Call
+	style   HintStyle
+	n       int // items in the page
+	m       int // items encoded: all, or up to the first that cannot fit
+
+	// cursorAt is the page's CursorAt: it issues the NextCursor of a cut.
+	cursorAt func(int) (string, error)
+	// unclipped is FitInput.Unclipped.
+	unclipped []string
+
+	window      []byte // encoded WindowInfo, nil when none
+	windowRunes int
+
+	// buf holds resultsOpen, then each item followed by a comma; ends[i]
+	// is the offset of the comma after item i, i < m. Items are encoded
+	// in batches (batches[j] is the number of items after batch j), and
+	// the ends of items inside batches are found only when needed: split
+	// says they are known.
+	buf     []byte
+	ends    []int
+	batches []int
+	split   bool
+	// cum[k] is the runes of the first k items, k <= counted, counted one
+	// by one when needed; allRunes is those of buf[len(resultsOpen):allEnd],
+	// the first read items, counted as they are encoded, readAhead bytes at
+	// a time (with the Estimator, in the same reading as their estimate).
+	cum      []int
+	counted  int
+	allRunes int
+	allEnd   int
+	read     int   // the items before allEnd
+	cumTok   []int // cumTok[k]: tokens of the first k items (Tokenizer)
+	ints     []int // the memory of ends and cum
+
+	tails []*tail // memo of tailFor
+	// lean leaves out of the pagination the cursors the next call does
+	// not use: set when not one result fits with them.
+	lean      bool
+	tailsBuf  [4]*tail
+	tailStore [4]tail      // the first tails
+	tailMem   [4][3][]byte // and their buffers, kept across calls
+	shape0    shape        // the first shape sizeOf measures
+	shapes    int          // shapes sizeOf measured
+	w         sliceWriter
+	enc       *json.Encoder // writes to w
+}
+
+var fitterPool = sync.Pool{New: func() any {
+	f := new(fitter)
+	f.enc = json.NewEncoder(&f.w)
+	f.enc.SetEscapeHTML(false)
+	return f
+}}
+
+// newFitter returns a fitter for the budget b, with its defaults and
+// limits; estimated says whether b's tokens are counted by the Estimator
+// (its CharsPerToken was 0).
+func newFitter(b Budget, estimated bool, limitChars, limitTokens int, info PageInfo, call Call, style HintStyle, n int) *fitter {
+	f := fitterPool.Get().(*fitter)
+	// Field by field: the memory a pooled fitter keeps (buffers, the first
+	// tails and shape) is overwritten before it is read, and copying it
+	// whole would cost more than the call's own work on a small page.
+	f.b, f.info, f.call, f.style, f.n, f.m = b, info, call, style, n, 0
+	f.limitChars, f.limitTokens = limitChars, limitTokens
+	f.charCap, f.capReason, f.tok, f.est = f.limitChars, ReasonCharacterLimit, nil, false
+	f.tailBuf = f.tailBuf[:0]
+	f.window, f.windowRunes = nil, 0
+	f.buf, f.batches, f.split = nil, f.batches[:0], true
+	f.counted, f.allRunes, f.allEnd, f.read, f.cumTok = 0, 0, len(resultsOpen), 0, nil
+	f.tails, f.shapes, f.lean = f.tailsBuf[:0], 0, false
+	f.w.b, f.w.written = f.w.b[:0], 0
+	if cap(f.ints) < 2*n+1 {
+		f.ints = make([]int, 2*n+1)
+	}
+	ints := f.ints[:2*n+1]
+	f.ends, f.cum = ints[:n:n], ints[n:]
+	clear(f.ends)
+	f.cum[0] = 0
+	if cap(f.snaps) < n+1 {
+		f.snaps, f.snapped = make([]estimate, n+1), make([]bool, n+1)
+	}
+	f.snaps, f.snapped = f.snaps[:n+1], f.snapped[:n+1]
+	clear(f.snapped)
+	switch {
+	case b.MaxTokens > 0 && b.Tokenizer != nil:
+		f.tok = b.Tokenizer
+	case estimated:
+		f.est = true
+		f.snaps[0] = estimate{}
+		f.snaps[0].addString(resultsOpen)
+		f.snapped[0] = true
+	default:
+		if c := b.charsForTokens(f.limitTokens); c < f.charCap {
+			f.charCap = c
+			if b.MaxTokens > 0 {
+				f.capReason = ReasonTokenLimit
+			}
+		}
+	}
+	return f
+}
+
+// release returns f to the pool, with the memory of its buffers (up to
+// maxPooled bytes each), dropping its references to the call's budget,
+// tool call, page and hints; the caller must not use f after.
+func (f *fitter) release() {
+	if cap(f.w.b) > maxPooled {
+		f.w.b = nil
+	}
+	if cap(f.ints) > maxPooled/8 {
+		f.ints = nil
+	}
+	if cap(f.snaps) > maxPooled/16 {
+		f.snaps, f.snapped = nil, nil
+	}
+	f.b, f.call, f.info, f.buf, f.tok = Budget{}, Call{}, PageInfo{}, nil, nil
+	f.cursorAt, f.unclipped = nil, nil
+	for _, t := range f.tails {
+		t.hint, t.next = "", nil
+	}
+	f.shape0.tr.ClippedFields, f.shape0.clipped, f.shape0.pathsJSON = nil, nil, nil
+	fitterPool.Put(f)
+}
+
+// snap returns the estimate of resultsOpen and the first k items (k <= m),
+// reading the items from the last k known before, one by one.
+func (f *fitter) snap(k int) estimate {
+	if k > 0 && k == f.m && f.allEnd < f.ends[k-1] {
+		f.readEncoded()
+	}
+	if f.snapped[k] {
+		return f.snaps[k]
+	}
+	i := k
+	for !f.snapped[i] {
+		i--
+	}
+	f.splitItems()
+	for ; i < k; i++ {
+		e := f.snaps[i]
+		e.addBytes(f.buf[f.itemStart(i):f.ends[i]])
+		f.snaps[i+1], f.snapped[i+1] = e, true
+	}
+	return f.snaps[k]
+}
+
+// itemStart is the offset in buf where the estimate of item i starts: the
+// comma before it, or just after resultsOpen for the first.
+func (f *fitter) itemStart(i int) int {
+	if i == 0 {
+		return len(resultsOpen)
+	}
+	return f.end(i - 1)
+}
+
+// end returns ends[i], finding the ends of items inside batches first if
+// it is one of them (the offset of a comma is never 0).
+func (f *fitter) end(i int) int {
+	if f.ends[i] == 0 {
+		f.splitItems()
+	}
+	return f.ends[i]
+}
+
+// estimateTokens is the Estimator's count of the response s describes,
+// with the numbers of s.tr as they are, and the share of its envelope after
+// the items, in thousandths of a token.
+func (f *fitter) estimateTokens(s *shape) (tokens int, tail int64) {
+	var e estimate
+	if s.clipped != nil {
+		e = f.snap(0)
+		e.addBytes(s.clipped)
+	} else {
+		e = f.snap(s.k)
+	}
+	before := e.milli
+	f.tailBuf = f.appendTail(f.tailBuf[:0], s)
+	e.addBytes(f.tailBuf)
+	return e.tokens(), e.total() - before
+}
+
+func (f *fitter) setWindow(w *WindowInfo) error {
+	if w == nil {
+		return nil
+	}
+	b, err := json.Marshal(w)
+	if err != nil {
+		return fmt.Errorf("bounded: encoding contentMetadata: %w", err)
+	}
+	f.window, f.windowRunes = b, runeCount(b)
+	return nil
+}
+
+// tail is the part of an envelope that depends on how many items were
+// kept, except the truncation report.
+type tail struct {
+	k          int
+	info       PageInfo
+	hint       string
+	next       Args
+	pagination []byte
+	hintJSON   []byte // nil when hint is ""
+	nextJSON   []byte // nil when there is no next call
+	runes      int    // runes of pagination, hintJSON and nextJSON
+}
+
+// tailFor returns the tail of the envelope keeping k items; tails are
+// memoized, since the search asks for a few k more than once.
+func (f *fitter) tailFor(k int) (*tail, error) {
+	for _, t := range f.tails {
+		if t.k == k {
+			return t, nil
+		}
+	}
+	// The first tails, and their buffers, are the fitter's own.
+	var t *tail
+	var mem *[3][]byte
+	if i := len(f.tails); i < len(f.tailStore) {
+		t, mem = &f.tailStore[i], &f.tailMem[i]
+	} else {
+		t, mem = new(tail), new([3][]byte)
+	}
+	*t = tail{k: k, info: f.info.Cut(k)}
+	if k > 0 && k < f.info.Returned && f.cursorAt != nil {
+		// The cut position's cursor, which Cut cannot issue.
+		c, err := f.cursorAt(k)
+		if err != nil {
+			return nil, fmt.Errorf("bounded: cursor after result %d: %w", k-1, err)
+		}
+		t.info.NextCursor = c
+	}
+	if f.lean {
+		// The pagination without the cursors the next call does not use.
+		t.info.PrevCursor = ""
+		if f.call.Paging != ByCursor && !t.info.AfterCursor {
+			t.info.NextCursor = ""
+		}
+	}
+	var err error
+	if t.pagination, err = appendPageInfo(mem[0][:0], &t.info); err != nil {
+		return nil, err
+	}
+	mem[0] = t.pagination
+	// The hint is written, then its JSON after it, in the same buffer.
+	if raw := f.call.appendHint(mem[1][:0], t.info, f.style); len(raw) > 0 {
+		t.hint = string(raw)
+		mem[1] = appendJSONString(raw, t.hint)
+		t.hintJSON = mem[1][len(raw):]
+	}
+	if next, ok := f.call.Next(t.info); ok {
+		b, err := appendArgs(mem[2][:0], next)
+		if err != nil {
+			return nil, fmt.Errorf("bounded: encoding next arguments: %w", err)
+		}
+		t.next, t.nextJSON, mem[2] = next, b, b
+	}
+	t.runes = runeCount(t.pagination) + runeCount(t.hintJSON) + runeCount(t.nextJSON)
+	f.tails = append(f.tails, t)
+	return t, nil
+}
+
+// The constant parts of an envelope, in order.
+const (
+	keyPagination = `],"pagination":`
+	keyTruncated  = `,"truncated":`
+	keyTruncation = `,"truncation":`
+	keyHint       = `,"hint":`
+	keyNext       = `,"next":`
+	keyWindow     = `,"contentMetadata":`
+)
+
+// shape is one candidate response: k items (or one clipped item), its tail
+// and its truncation report.
+type shape struct {
+	k          int
+	itemRunes  int    // runes of the results' contents, commas included
+	clipped    []byte // the clipped item, nil for buf's items
+	t          *tail
+	tr         Truncation
+	pathsJSON  [][]byte // encoded ClippedFields
+	pathsRunes int      // their runes and separating commas
+	chars      int      // exact runes of the whole response
+	// tokens is the token count the response is checked against: the
+	// estimate written in tr, or with a Tokenizer the larger of the count
+	// written and the count of the assembled bytes.
+	tokens int
+}
+
+// itemRunes is the rune count of the first k items and their commas,
+// k <= m: counted for all m items as they were encoded, or else item by
+// item.
+func (f *fitter) itemRunes(k int) int {
+	switch {
+	case k == 0:
+		return 0
+	case k <= f.counted:
+		return f.cum[k] + k - 1
+	case k == f.m && f.allEnd <= f.ends[k-1]:
+		f.readEncoded()
+		return f.allRunes
+	}
+	f.splitItems()
+	for ; f.counted < k; f.counted++ {
+		i := f.counted
+		start := len(resultsOpen)
+		if i > 0 {
+			start = f.ends[i-1] + 1
+		}
+		f.cum[i+1] = f.cum[i] + runeCount(f.buf[start:f.ends[i]])
+	}
+	return f.cum[k] + k - 1
+}
+
+// measure fills s.tr, s.chars and s.tokens for s's tail and items, solving
+// for the numbers that describe the response's own size. tokens is the token
+// count to write when a Tokenizer counts them; it is ignored otherwise.
+func (f *fitter) measure(s *shape, tokens int) error {
+	fixed := len(resultsOpen) + s.itemRunes + len(keyPagination) + s.t.runes +
+		len(keyTruncated) + len(keyTruncation) + s.pathsRunes + 1 // closing brace
+	if s.tr.Reason != "" {
+		fixed += len("true")
+	} else {
+		fixed += len("false")
+	}
+	if s.t.hintJSON != nil {
+		fixed += len(keyHint)
+	}
+	if s.t.nextJSON != nil {
+		fixed += len(keyNext)
+	}
+	if f.window != nil {
+		fixed += len(keyWindow) + f.windowRunes
+	}
+	s.tr.OriginalCount = f.n
+	s.tr.ReturnedCount = s.k
+	s.tr.LimitChars = f.limitChars
+	s.tr.LimitTokens = f.limitTokens
+	// chars = fixed + len(truncation(chars, tokens(chars))) is
+	// non-decreasing in chars and grows by digits only: iterating from below
+	// reaches its least fixed point in a few steps.
+	//
+	// With the Estimator, the token count is solved for too: it is the
+	// estimate of the response with that count written in it, and grows
+	// with the digits of both numbers only.
+	//
+	// Both start from below their least fixed point, so that they reach
+	// it: chars from fixed, and with the Estimator the count written from
+	// that of the items alone (an estimate never decreases as text is
+	// added), which saves a step when it has as many digits.
+	chars, estimated := fixed, 0
+	if f.est && s.clipped == nil {
+		e := f.snap(s.k)
+		estimated = e.tokens()
+	}
+	for range 64 {
+		s.tr.EstimatedChars = chars
+		s.tr.EstimatedTokens = tokens
+		switch {
+		case f.est:
+			s.tr.EstimatedTokens = estimated
+		case f.tok == nil:
+			s.tr.EstimatedTokens = f.b.estimateTokens(chars)
+		}
+		got := fixed + truncationLen(&s.tr)
+		if f.est && got == chars {
+			// The estimate of a number depends on its digits' count only
+			// (a token a group of 3): a count with as many digits as the
+			// one written is the estimate of the response it is written in.
+			if t, _ := f.estimateTokens(s); t != estimated {
+				if digits(t) != digits(estimated) {
+					estimated = t
+					continue
+				}
+				s.tr.EstimatedTokens = t
+			}
+		}
+		if got == chars {
+			s.chars, s.tokens = chars, s.tr.EstimatedTokens
+			return nil
+		}
+		chars = got
+	}
+	return errors.New("bounded: internal error: response size did not converge")
+}
+
+// fits reports whether s is within both limits.
+func (f *fitter) fits(s *shape) bool {
+	return s.chars <= f.charCap && s.chars <= f.limitChars && s.tokens <= f.limitTokens
+}
+
+// sizeOf measures the response keeping the first k items of buf.
+func (f *fitter) sizeOf(k int, reason string) (*shape, error) {
+	t, err := f.tailFor(k)
+	if err != nil {
+		return nil, err
+	}
+	var s *shape
+	if f.shapes == 0 {
+		s = &f.shape0
+	} else {
+		s = new(shape)
+	}
+	f.shapes++
+	*s = shape{k: k, itemRunes: f.itemRunes(k), t: t}
+	s.tr.Reason = reason
+	// With a Tokenizer the count is not known before assembly: the limit's
+	// digits bound it.
+	return s, f.measure(s, f.limitTokens)
+}
+
+// search returns the largest k whose response fits the character ceiling
+// (and the token estimate without a Tokenizer), with its shape; -1 when not
+// even the envelope without items does.
+func (f *fitter) search() (int, *shape, error) {
+	if f.m == f.n {
+		s, err := f.sizeOf(f.n, "")
+		switch {
+		case err != nil:
+			return 0, nil, err
+		case s.chars <= f.charCap:
+			return f.n, s, nil
+		case f.n == 0:
+			return -1, s, nil
+		}
+	}
+	// The whole page does not fit, or encoding stopped at m items whose
+	// characters alone are over the ceiling: fewer than m fit.
+	//
+	// Cuts of the same page differ only in a few numbers (the kept count,
+	// the next offset, the range in the hint, ...), so their envelopes differ
+	// by less than slack characters and the exact size of one cut bounds the
+	// others; with CursorAt, also in the cursor of the cut, which the slack
+	// of each measured cut allows for whole (cursorSlack). slack only
+	// decides how far down the search looks; every answer is measured
+	// exactly.
+	const slack = 96
+	s, err := f.sizeOf(f.m-1, f.capReason)
+	if err != nil {
+		return 0, nil, err
+	}
+	head := s.chars - f.itemRunes(f.m-1) // the envelope without items
+	k := f.largestK(f.m-1, f.charCap-head+slack+f.cursorSlack(s.t))
+	for k >= 0 {
+		if s, err = f.sizeOf(k, f.capReason); err != nil {
+			return 0, nil, err
+		}
+		if s.chars <= f.charCap {
+			return k, s, nil
+		}
+		// A shorter prefix can fit only if its items are at least
+		// excess-slack characters shorter.
+		excess := s.chars - f.charCap
+		k = min(k-1, f.largestK(k-1, f.itemRunes(k)-excess+slack+f.cursorSlack(s.t)))
+	}
+	return -1, s, nil
+}
+
+// optionalCursors reports whether the page's pagination carries a cursor
+// its next call does not use: a prevCursor, or a nextCursor of a call
+// that continues by offset.
+func (f *fitter) optionalCursors() bool {
+	byCursor := f.call.Paging == ByCursor || f.info.AfterCursor
+	return f.info.PrevCursor != "" || !byCursor && (f.info.NextCursor != "" || f.cursorAt != nil)
+}
+
+// cursorSlack bounds the characters that the cursor of a cut, re-issued
+// by CursorAt, adds to t's envelope over a cut without one: the cursor in
+// the pagination, and in the hint and the next call where an offset would
+// be (a cursor of fewer characters than that offset is allowed for too).
+// Cuts at other positions carry the keys of other items, so cursors of
+// other lengths: the search allows for the whole of this one. It is 0 when
+// the page has no CursorAt.
+func (f *fitter) cursorSlack(t *tail) int {
+	c := t.info.NextCursor
+	if f.cursorAt == nil || c == "" {
+		return 0
+	}
+	enc := len(c) // each byte is a character, but for escapes
+	for i := 0; i < len(c); i++ {
+		if b := c[i]; b < 0x20 || b == '"' || b == '\\' || b >= utf8.RuneSelf {
+			enc = 7 * len(c) // \u0000 in the hint's JSON string
+			break
+		}
+	}
+	name := len(orDefault(f.call.CursorArg, "cursor"))
+	return len(`,"nextCursor":""`) + 3*enc + 2*(name+len(`=\"\"`)) + 48
+}
+
+// cursorSlackTokens is cursorSlack in thousandths of a token, for the
+// Estimator: the cursor's estimate in each of its three places, with a few
+// tokens for its quotes, argument name and neighbours.
+func (f *fitter) cursorSlackTokens(t *tail) int64 {
+	c := t.info.NextCursor
+	if f.cursorAt == nil || c == "" {
+		return 0
+	}
+	var e estimate
+	e.addString(c)
+	return 3*e.total() + int64(16+Estimator{}.CountTokens(f.call.CursorArg))*milli
+}
+
+// largestK returns the largest k in [0, hi] whose items take at most runes
+// characters, or -1 when there is none.
+func (f *fitter) largestK(hi, runes int) int {
+	if hi < 0 || runes < 0 {
+		return -1
+	}
+	// itemRunes is strictly increasing in k, and 0 for k = 0.
+	lo, up := 0, hi
+	for lo < up {
+		mid := (lo + up + 1) / 2
+		if f.itemRunes(mid) <= runes {
+			lo = mid
+		} else {
+			up = mid - 1
+		}
+	}
+	return lo
+}
+
+// fit finds the cut, assembles the response and logs it.
+func (f *fitter) fit() (Fitted, error) {
+	k, s, err := f.search()
+	if err != nil {
+		return Fitted{}, err
+	}
+	var out []byte
+	switch {
+	case f.n == 0:
+		if k == 0 {
+			out, err = f.assemble(s)
+		}
+		if err == nil && (k < 0 || !f.fits(s)) {
+			return Fitted{}, f.tooSmall(s, "the envelope alone")
+		}
+	case k > 0 && f.tok != nil:
+		out, s, err = f.fitTokens(k)
+	case k > 0 && f.est && !f.fits(s):
+		out, s, err = f.fitEstimate(k, s)
+	case k > 0:
+		out, err = f.assemble(s)
+	}
+	if err == nil && out == nil && !f.lean && f.optionalCursors() {
+		// Not one result fits: the cursors the next call does not use
+		// give way before any result is clipped.
+		f.lean, f.tails = true, f.tails[:0]
+		return f.fit()
+	}
+	if err == nil && out == nil {
+		out, s, err = f.clipFirst()
+	}
+	if err != nil {
+		return Fitted{}, err
+	}
+	if !f.fits(s) {
+		return Fitted{}, fmt.Errorf("bounded: internal error: response of %d characters, %d tokens is over the budget", s.chars, s.tokens)
+	}
+	// The response is copied out of the fitter's buffer, which the next
+	// call reuses, as encoding/json copies out of its own.
+	out = append([]byte(nil), out...)
+	fd := Fitted{
+		JSON:       out,
+		Page:       s.t.info,
+		Truncation: s.tr,
+		Hint:       s.t.hint,
+		Next:       s.t.next,
+		Kept:       s.k,
+	}
+	f.log(&fd)
+	return fd, nil
+}
+
+// fitTokens applies the Tokenizer to the first kc items, the prefix that
+// fits the character ceiling: per-item counts choose the cut, then the
+// assembled JSON is counted and items are dropped from the end until it
+// fits. It returns nil bytes when no item fits.
+func (f *fitter) fitTokens(kc int) ([]byte, *shape, error) {
+	f.splitItems()
+	f.cumTok = make([]int, kc+1)
+	for i := range kc {
+		start := len(resultsOpen)
+		if i > 0 {
+			start = f.ends[i-1] + 1
+		}
+		f.cumTok[i+1] = f.cumTok[i] + f.tok.CountTokens(string(f.buf[start:f.ends[i]]))
+	}
+	reason := func(k int) string {
+		switch {
+		case k < kc:
+			return ReasonTokenLimit
+		case k < f.n:
+			return f.capReason
+		}
+		return ""
+	}
+	// Estimate: the items' counts plus the envelope's, counted once.
+	s, err := f.sizeOf(kc, reason(kc))
+	if err != nil {
+		return nil, nil, err
+	}
+	headTokens := f.tok.CountTokens(string(f.appendTail([]byte(resultsOpen), s)))
+	k := kc
+	if f.cumTok[k]+headTokens > f.limitTokens {
+		k = f.largestTokK(k-1, f.limitTokens-headTokens)
+	}
+	for k > 0 {
+		if s, err = f.sizeOf(k, reason(k)); err != nil {
+			return nil, nil, err
+		}
+		out, err := f.assemble(s)
+		if err != nil {
+			return nil, nil, err
+		}
+		if f.fits(s) {
+			return out, s, nil
+		}
+		// Drop at least the excess, assuming the envelope keeps its count.
+		k2 := k - 1
+		if excess := s.tokens - f.limitTokens; excess > 0 {
+			k2 = min(k2, f.largestTokK(k-1, f.cumTok[k]-excess))
+		}
+		if excess := s.chars - f.limitChars; excess > 0 {
+			k2 = min(k2, f.largestK(k-1, f.itemRunes(k)-excess))
+		}
+		k = k2
+	}
+	return nil, nil, nil
+}
+
+// fitEstimate cuts the first kc items, the prefix that fits the character
+// ceiling but whose estimated tokens are over the token limit, to the
+// longest prefix that fits both. The estimate of a prefix grows with it, and
+// the envelope around the items changes by a few tokens only: the estimates
+// of the items choose the cut, and each candidate is measured exactly. It
+// returns nil bytes when no item fits.
+func (f *fitter) fitEstimate(kc int, s *shape) ([]byte, *shape, error) {
+	reason := ReasonCharacterLimit // the token limit derived from the characters
+	if f.b.MaxTokens > 0 {
+		reason = ReasonTokenLimit
+	}
+	limit := int64(f.limitTokens) * milli
+	_, tail := f.estimateTokens(s)
+	// With CursorAt, each cut carries its own cursor: a shorter one may
+	// leave room for more items.
+	tail -= f.cursorSlackTokens(s.t)
+	k := kc - 1
+	var fit *shape
+	for k > 0 {
+		// The largest prefix whose items leave room for the tail.
+		lo, hi := 0, k
+		for lo < hi {
+			mid := (lo + hi + 1) / 2
+			if f.snap(mid).milli+tail <= limit {
+				lo = mid
+			} else {
+				hi = mid - 1
+			}
+		}
+		if lo == 0 {
+			break
+		}
+		k = lo
+		c, err := f.sizeOf(k, reason)
+		if err != nil {
+			return nil, nil, err
+		}
+		if f.fits(c) {
+			fit = c
+			break
+		}
+		// The tail took more than expected: expect that much more.
+		_, t := f.estimateTokens(c)
+		tail = max(tail, t-f.cursorSlackTokens(c.t))
+		k--
+	}
+	if fit == nil {
+		return nil, nil, nil
+	}
+	// A shorter tail may leave room for more items.
+	for k := fit.k + 1; k < kc; k++ {
+		c, err := f.sizeOf(k, reason)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !f.fits(c) {
+			break
+		}
+		fit = c
+	}
+	out, err := f.assemble(fit)
+	return out, fit, err
+}
+
+// largestTokK returns the largest k in [0, hi] whose items count at most
+// tokens tokens, or 0.
+func (f *fitter) largestTokK(hi, tokens int) int {
+	k := hi
+	for k > 0 && f.cumTok[k] > tokens {
+		k--
+	}
+	return max(k, 0)
+}
+
+// assemble writes the response s describes and recounts its characters as
+// a check. With a Tokenizer it counts the tokens too and writes the count.
+func (f *fitter) assemble(s *shape) ([]byte, error) {
+	var out []byte
+	switch {
+	case s.clipped != nil:
+		out = append(f.buf[:len(resultsOpen)], s.clipped...)
+	case s.k == 0:
+		out = f.buf[:len(resultsOpen)]
+	default:
+		out = f.buf[:f.end(s.k-1)]
+	}
+	head := len(out)
+	if f.tok == nil {
+		out = f.appendTail(out, s)
+	} else {
+		// The count is written inside what it counts: repeat until it is
+		// stable (only its digits matter), and check against the larger of
+		// the written and the counted when it is not.
+		written := s.tr.EstimatedTokens
+		for i := 0; ; i++ {
+			if err := f.measure(s, written); err != nil {
+				return nil, err
+			}
+			out = f.appendTail(out[:head], s)
+			got := f.tok.CountTokens(string(out))
+			if got == written || (i >= 2 && got < written) || i == 6 {
+				s.tokens = max(got, written)
+				break
+			}
+			written = got
+		}
+	}
+	// Check the measure: the items' characters were counted on these very
+	// bytes, as they were encoded; the envelope around them is recounted.
+	if n := len(resultsOpen) + s.itemRunes + runeCount(out[head:]); n != s.chars {
+		return nil, fmt.Errorf("bounded: internal error: response has %d characters, measured %d", n, s.chars)
+	}
+	return out, nil
+}
+
+// appendTail appends everything after the last result.
+func (f *fitter) appendTail(b []byte, s *shape) []byte {
+	b = append(b, keyPagination...)
+	b = append(b, s.t.pagination...)
+	b = append(b, keyTruncated...)
+	b = strconv.AppendBool(b, s.tr.Reason != "")
+	b = append(b, keyTruncation...)
+	b = appendTruncation(b, &s.tr, s.pathsJSON)
+	if s.t.hintJSON != nil {
+		b = append(b, keyHint...)
+		b = append(b, s.t.hintJSON...)
+	}
+	if s.t.nextJSON != nil {
+		b = append(b, keyNext...)
+		b = append(b, s.t.nextJSON...)
+	}
+	if f.window != nil {
+		b = append(b, keyWindow...)
+		b = append(b, f.window...)
+	}
+	return append(b, '}')
+}
+
+func (f *fitter) tooSmall(s *shape, what string) error {
+	return fmt.Errorf("%w: %s needs %d characters (%d tokens), over the limit of %d characters (%d tokens)",
+		ErrInvalidBudget, what, s.chars, s.tokens, f.limitChars, f.limitTokens)
+}
+
+// log writes the warning of a cut response, or of one near its limits.
+func (f *fitter) log(fd *Fitted) {
+	if f.b.Logger == nil {
+		return
+	}
+	tr := &fd.Truncation
+	msg := "bounded: response cut to fit budget"
+	if tr.Reason == "" {
+		near := float64(tr.EstimatedChars) >= f.b.WarnAt*float64(tr.LimitChars) ||
+			float64(tr.EstimatedTokens) >= f.b.WarnAt*float64(tr.LimitTokens)
+		if !near {
+			return
+		}
+		msg = "bounded: response near budget"
+	}
+	ctx := context.Background()
+	if !f.b.Logger.Enabled(ctx, slog.LevelWarn) {
+		return
+	}
+	f.b.Logger.LogAttrs(ctx, slog.LevelWarn, msg,
+		slog.String("tool", f.call.Tool),
+		slog.Int("kept", tr.ReturnedCount),
+		slog.Int("original", tr.OriginalCount),
+		slog.Int("chars", tr.EstimatedChars),
+		slog.Int("limitChars", tr.LimitChars),
+		slog.Int("tokens", tr.EstimatedTokens),
+		slog.Int("limitTokens", tr.LimitTokens),
+		slog.String("reason", tr.Reason),
+	)
+}

@@ -1,0 +1,279 @@
+package bounded
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// appendTruncation appends tr as encoding/json would encode it, with the
+// ClippedFields given already encoded.
+func appendTruncation(b []byte, tr *Truncation, paths [][]byte) []byte {
+	b = append(b, '{')
+	if tr.Reason != "" {
+		b = append(b, `"reason":`...)
+		b = appendJSONString(b, tr.Reason)
+		b = append(b, ',')
+	}
+	b = append(b, `"originalCount":`...)
+	b = strconv.AppendInt(b, int64(tr.OriginalCount), 10)
+	b = append(b, `,"returnedCount":`...)
+	b = strconv.AppendInt(b, int64(tr.ReturnedCount), 10)
+	b = append(b, `,"estimatedChars":`...)
+	b = strconv.AppendInt(b, int64(tr.EstimatedChars), 10)
+	b = append(b, `,"limitChars":`...)
+	b = strconv.AppendInt(b, int64(tr.LimitChars), 10)
+	b = append(b, `,"estimatedTokens":`...)
+	b = strconv.AppendInt(b, int64(tr.EstimatedTokens), 10)
+	b = append(b, `,"limitTokens":`...)
+	b = strconv.AppendInt(b, int64(tr.LimitTokens), 10)
+	if len(tr.ClippedFields) > 0 {
+		b = append(b, `,"clippedFields":[`...)
+		for i, p := range paths {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, p...)
+		}
+		b = append(b, ']')
+	}
+	if tr.NeededChars != 0 {
+		b = append(b, `,"neededChars":`...)
+		b = strconv.AppendInt(b, int64(tr.NeededChars), 10)
+	}
+	if tr.NeededTokens != 0 {
+		b = append(b, `,"neededTokens":`...)
+		b = strconv.AppendInt(b, int64(tr.NeededTokens), 10)
+	}
+	return append(b, '}')
+}
+
+// truncationLen is the length of appendTruncation(nil, tr, paths) but for
+// the contents of ClippedFields (its brackets counted): tr's fixed keys and
+// its numbers' digits.
+func truncationLen(tr *Truncation) int {
+	n := len(`{"originalCount":,"returnedCount":,"estimatedChars":,"limitChars":,"estimatedTokens":,"limitTokens":}`) +
+		digits(tr.OriginalCount) + digits(tr.ReturnedCount) + digits(tr.EstimatedChars) +
+		digits(tr.LimitChars) + digits(tr.EstimatedTokens) + digits(tr.LimitTokens)
+	if tr.Reason != "" {
+		n += len(`"reason":`) + jsonStringLen(tr.Reason) + len(",")
+	}
+	if len(tr.ClippedFields) > 0 {
+		n += len(`,"clippedFields":[]`)
+	}
+	if tr.NeededChars != 0 {
+		n += len(`,"neededChars":`) + digits(tr.NeededChars)
+	}
+	if tr.NeededTokens != 0 {
+		n += len(`,"neededTokens":`) + digits(tr.NeededTokens)
+	}
+	return n
+}
+
+// digits is the length of strconv.Itoa(n).
+func digits(n int) int {
+	d := 1
+	if n < 0 {
+		d++
+		if n == math.MinInt {
+			return len(strconv.Itoa(n))
+		}
+		n = -n
+	}
+	for ; n >= 10; n /= 10 {
+		d++
+	}
+	return d
+}
+
+// jsonStringLen is the length of appendJSONString(nil, s), quotes
+// included.
+func jsonStringLen(s string) int {
+	var scratch [64]byte
+	return len(appendJSONString(scratch[:0], s))
+}
+
+// appendArgs appends a as [Args.MarshalJSON] encodes it (a test checks that
+// it does), without reflection for the values Call.Next writes.
+func appendArgs(b []byte, a Args) ([]byte, error) {
+	b = append(b, '{')
+	for i, arg := range a {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(appendJSONString(b, arg.Name), ':')
+		var err error
+		if b, err = appendArgValue(b, arg.Value); err != nil {
+			return nil, fmt.Errorf("bounded: argument %s: %w", arg.Name, err)
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// appendPageInfo appends pi as encoding/json would encode it (a test checks
+// that it does), failing as it does on an unknown TotalKind.
+func appendPageInfo(b []byte, pi *PageInfo) ([]byte, error) {
+	if int(pi.TotalKind) >= len(totalKindNames) {
+		_, err := pi.TotalKind.MarshalText()
+		return nil, fmt.Errorf("bounded: encoding pagination: %w", err)
+	}
+	b = append(b, `{"total":`...)
+	b = strconv.AppendInt(b, int64(pi.Total), 10)
+	b = append(b, `,"totalKind":`...)
+	b = appendJSONString(b, totalKindNames[pi.TotalKind])
+	b = append(b, `,"limit":`...)
+	b = strconv.AppendInt(b, int64(pi.Limit), 10)
+	b = append(b, `,"offset":`...)
+	b = strconv.AppendInt(b, int64(pi.Offset), 10)
+	b = append(b, `,"returned":`...)
+	b = strconv.AppendInt(b, int64(pi.Returned), 10)
+	b = append(b, `,"hasMore":`...)
+	b = strconv.AppendBool(b, pi.HasMore)
+	if pi.NextOffset != 0 {
+		b = append(b, `,"nextOffset":`...)
+		b = strconv.AppendInt(b, int64(pi.NextOffset), 10)
+	}
+	if pi.NextCursor != "" {
+		b = append(b, `,"nextCursor":`...)
+		b = appendJSONString(b, pi.NextCursor)
+	}
+	if pi.PrevCursor != "" {
+		b = append(b, `,"prevCursor":`...)
+		b = appendJSONString(b, pi.PrevCursor)
+	}
+	if pi.Clamped {
+		b = append(b, `,"clamped":true`...)
+	}
+	if pi.RequestedLimit != 0 {
+		b = append(b, `,"requestedLimit":`...)
+		b = strconv.AppendInt(b, int64(pi.RequestedLimit), 10)
+	}
+	if pi.AfterCursor {
+		b = append(b, `,"afterCursor":true`...)
+	}
+	return append(b, '}'), nil
+}
+
+// appendJSONString appends s as a JSON string exactly as encoding/json does
+// with HTML escaping off: \" \\ \b \f \n \r \t, other controls as \u00XX,
+// invalid UTF-8 as \ufffd, and U+2028, U+2029 escaped.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		// 32 bytes at a time while none needs a look, then 8.
+		for ; len(s)-i >= 32; i += 32 {
+			c := s[i : i+32]
+			w0, w1, w2, w3 := load64(c, 0), load64(c, 8), load64(c, 16), load64(c, 24)
+			if plainMask(w0)|plainMask(w1)|plainMask(w2)|plainMask(w3) != 0 {
+				break
+			}
+		}
+		if i == len(s) {
+			break
+		}
+		if len(s)-i >= 8 {
+			// 8 bytes at a time while none needs a look.
+			if plainMask(load64(s, i)) == 0 {
+				i += 8
+				continue
+			}
+		} else if len(s) >= 8 && plainMask(load64(s, len(s)-8)) == 0 {
+			// The last few bytes, read as the end of the last 8: plain.
+			break
+		}
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// plainMask is 0 when each of the 8 bytes of w is written in a JSON string
+// as it is: printable ASCII other than a quote or a backslash. Otherwise it
+// has a high bit set (for one of the bytes that are not, or after one).
+func plainMask(w uint64) uint64 {
+	const (
+		ones  = 0x0101010101010101
+		high  = 0x8080808080808080
+		quote = 0x2222222222222222
+		bslsh = 0x5c5c5c5c5c5c5c5c
+		space = 0x2020202020202020
+	)
+	q, bs := w^quote, w^bslsh
+	return ((q-ones)&^q | (bs-ones)&^bs | (w - space) | w) & high
+}
+
+// runeCount is utf8.RuneCount with a fast path for ASCII, which JSON mostly
+// is: 32 bytes at a time while their high bits are clear. Like
+// utf8.RuneCount, it counts each invalid byte as one rune.
+func runeCount(b []byte) int {
+	const high = 0x8080808080808080
+	// The bytes, less those past the first of each multi-byte rune.
+	n := len(b)
+	for i := 0; i < len(b); {
+		for ; len(b)-i >= 32; i += 32 {
+			c := b[i : i+32 : i+32]
+			w := binary.LittleEndian.Uint64(c) | binary.LittleEndian.Uint64(c[8:]) |
+				binary.LittleEndian.Uint64(c[16:]) | binary.LittleEndian.Uint64(c[24:])
+			if w&high != 0 {
+				break
+			}
+		}
+		// The next 32 bytes, which hold a non-ASCII one, or the last few.
+		for end := min(i+32, len(b)); i < end; {
+			if b[i] < utf8.RuneSelf {
+				i++
+				continue
+			}
+			_, size := utf8.DecodeRune(b[i:])
+			n -= size - 1
+			i += size
+		}
+	}
+	return n
+}
