@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestRun(t *testing.T) {
 	var out bytes.Buffer
-	if err := run(context.Background(), &out); err != nil {
+	if err := run(context.Background(), filepath.Join(t.TempDir(), "tasks.db"), &out); err != nil {
 		t.Fatal(err)
 	}
 	sections := strings.Split(out.String(), "== ")[1:]
@@ -18,39 +22,56 @@ func TestRun(t *testing.T) {
 		t.Fatalf("got %d sections, want 3:\n%s", len(sections), out.String())
 	}
 	type envelope struct {
-		Results    []json.RawMessage `json:"results"`
+		Results []struct {
+			ID       int64
+			Priority int64
+		} `json:"results"`
 		Pagination struct {
-			Total, Returned, NextOffset int
-			HasMore                     bool
+			Total, Returned, Offset int
+			HasMore                 bool
+			NextCursor              string
 		} `json:"pagination"`
-		Truncated       bool   `json:"truncated"`
-		Hint            string `json:"hint"`
-		ContentMetadata *struct {
-			TotalLines, ReturnedLines int
-		} `json:"contentMetadata"`
+		Truncated bool            `json:"truncated"`
+		Hint      string          `json:"hint"`
+		Next      json.RawMessage `json:"next"`
 	}
 	var envs [3]envelope
+	bodies := make([]string, 3)
 	for i, s := range sections {
 		_, body, _ := strings.Cut(s, "\n")
-		if err := json.Unmarshal([]byte(strings.TrimSpace(body)), &envs[i]); err != nil {
+		bodies[i] = strings.TrimSpace(body)
+		if err := json.Unmarshal([]byte(bodies[i]), &envs[i]); err != nil {
 			t.Fatalf("section %d is not one JSON envelope: %v\n%s", i, err, body)
 		}
 	}
-	if p := envs[0].Pagination; len(envs[0].Results) != 5 || p.Total != 30 || !p.HasMore || p.NextOffset != 5 {
-		t.Errorf("paged: %d results, pagination %+v; want 5 of 30, next offset 5", len(envs[0].Results), p)
+	first, second, cut := envs[0], envs[1], envs[2]
+	if p := first.Pagination; len(first.Results) != 3 || p.Total != 667 || !p.HasMore || p.NextCursor == "" {
+		t.Errorf("first page: %d results, pagination %+v; want 3 of 667 and a next cursor", len(first.Results), p)
 	}
-	if !strings.Contains(envs[0].Hint, `get_backlinks(id="Home", offset=5, limit=5)`) {
-		t.Errorf("paged: hint %q does not name the next call", envs[0].Hint)
+	hint := strings.ReplaceAll(first.Hint, "<pagination.nextCursor>", strconv.Quote(first.Pagination.NextCursor))
+	if !strings.Contains(hint, "list_tasks(status=\"open\", cursor="+strconv.Quote(first.Pagination.NextCursor)+", limit=3)") {
+		t.Errorf("first page: hint %q does not name the next call", first.Hint)
 	}
-	if m := envs[1].ContentMetadata; m == nil || m.TotalLines != 10000 || m.ReturnedLines != 10 {
-		t.Errorf("windowed: content metadata %+v, want 10 of 10000 lines", m)
+	// The three pages read in order: by priority, highest first, then id;
+	// the second page follows the first, and the cut page starts over from
+	// the first task.
+	var ids []int64
+	for _, e := range []envelope{first, second} {
+		for _, r := range e.Results {
+			ids = append(ids, r.ID)
+		}
 	}
-	b := envs[2]
-	if !b.Truncated || len(b.Results) == 0 || len(b.Results) >= 30 || b.Pagination.NextOffset != len(b.Results) {
-		t.Errorf("budgeted: truncated=%v, %d results, next offset %d; want a cut with the next page at the first item cut",
-			b.Truncated, len(b.Results), b.Pagination.NextOffset)
+	var cutIDs []int64
+	for _, r := range cut.Results {
+		cutIDs = append(cutIDs, r.ID)
 	}
-	if n := len([]rune(strings.TrimSpace(strings.SplitN(sections[2], "\n", 2)[1]))); n > 1500 {
+	if len(cutIDs) < len(ids) || !slices.Equal(cutIDs[:len(ids)], ids) {
+		t.Errorf("pages 1 and 2 hold %v, the budgeted page starts %v: want the same tasks in the same order", ids, cutIDs)
+	}
+	if !cut.Truncated || len(cut.Results) >= 50 || !cut.Pagination.HasMore || !strings.Contains(string(cut.Next), "cursor") {
+		t.Errorf("budgeted: truncated %v, %d results, next %s; want a cut continuing by cursor", cut.Truncated, len(cut.Results), cut.Next)
+	}
+	if n := utf8.RuneCountInString(bodies[2]); n > 1500 {
 		t.Errorf("budgeted: %d characters, over the budget of 1500", n)
 	}
 }
