@@ -1,0 +1,47 @@
+// Package mcptools serves bounded tools on the official MCP Go SDK: a
+// tool over the caller's own data, registered in one call as
+// mcp.AddTool registers a typed tool, and the agent tool set of package
+// tools beside it.
+//
+//	type listRuns struct {
+//		Status string `json:"status,omitempty" jsonschema:"only runs with this status"`
+//	}
+//
+//	mcptools.AddTool(server, &mcp.Tool{Name: "list_runs", Description: "Lists runs, newest first."},
+//		mcptools.Options[Run]{Limits: bounded.Limits{Default: 20, Max: 100}},
+//		func(ctx context.Context, req *mcp.CallToolRequest, in listRuns) (bounded.Source[Run], error) {
+//			return bounded.FromSlice(runsWithStatus(in.Status)), nil
+//		})
+//	mcptools.AddSet(server, set) // get_note, search_knowledge, ...
+//
+// The input schema is inferred from the arguments' type (listRuns) and
+// given the paging arguments of [Options.Paging] (limit, offset and cursor,
+// or page, pageSize, offset and cursor), budget and budgetTokens, each
+// with its minimum, maximum and default. The handler returns a source
+// ([bounded.FromSlice], [bounded.FromFunc], a bunpage query) and
+// [bounded.Respond] pages it: cursors bound to the tool and the
+// arguments, a total, and a budget no response exceeds.
+//
+// # Results
+//
+// A result is one envelope ([bounded.Envelope]): results, pagination,
+// truncation, a hint naming the next call and next, its arguments (the
+// call's own, as it gave them, and the paging ones). The envelope is the
+// result's text and, the same JSON, its structuredContent, described by
+// the tool's outputSchema: clients give the model one or the other (Claude
+// Code the structuredContent, others the text), so a response takes its
+// budget once in the model's context, and twice on the wire.
+//
+// A bad argument, a cursor of another query or a handler's error is a
+// result with isError set and a message that says what to change (for a
+// cursor: pass it as it came with the same arguments, or omit it to start
+// over), never a protocol error.
+//
+// # Client limits
+//
+// A tool's _meta declares [MetaMaxResultSizeChars], the most characters
+// of its results, so that Claude Code does not write a large result to a
+// file. MAX_MCP_OUTPUT_TOKENS, the client's limit on one result in tokens,
+// lowers every tool's token budget when the server's environment sets it
+// ([ClientBudget]).
+package mcptools

@@ -1,0 +1,96 @@
+package mcptools
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/tools"
+)
+
+// Instructions is the sentence a server's instructions (mcp.ServerOptions)
+// say once for every bounded tool, so that no tool description repeats
+// it.
+const Instructions = "Every tool answers with one JSON envelope: results, pagination, truncation, a hint and next. " +
+	"To read on, call the same tool with the arguments in next; when next is absent you have everything. " +
+	"budget and budgetTokens lower a response's size, e.g. to what is left of your context."
+
+// MetaMaxResultSizeChars is the key of a tool's _meta that tells a client
+// the most characters one of its results has, so that it does not write a
+// result that size to a file instead (Claude Code does over 50,000
+// characters unless a tool declares more, up to 500,000). Its value is the
+// tool's budget's LimitChars: characters are code points, as
+// bounded.Budget counts them.
+const MetaMaxResultSizeChars = "anthropic/maxResultSizeChars"
+
+// EnvMaxOutputTokens is the environment variable that sets a client's
+// limit on one tool result in tokens (Claude Code's, 25,000 by default).
+// A server started by the client inherits it: see [ClientBudget].
+const EnvMaxOutputTokens = "MAX_MCP_OUTPUT_TOKENS"
+
+// ClientBudget returns b lowered to the limit the environment's
+// MAX_MCP_OUTPUT_TOKENS sets, when it is a positive integer that leaves
+// fewer tokens than b does: MaxTokens becomes that number, and b's margin
+// keeps a response below it. Otherwise it returns b. [AddTool] and
+// [AddPagedTool] apply it to their budget; pass a tools.Config's Budget
+// through it too.
+func ClientBudget(b bounded.Budget) bounded.Budget {
+	n, ok := envMaxTokens()
+	if !ok {
+		return b
+	}
+	lowered := b
+	lowered.MaxTokens = n
+	if lowered.LimitTokens() < b.LimitTokens() { // 0 for an invalid budget
+		return lowered
+	}
+	return b
+}
+
+// envMaxTokens is MAX_MCP_OUTPUT_TOKENS, when a positive integer.
+func envMaxTokens() (int, bool) {
+	n, err := strconv.Atoi(strings.TrimSpace(os.Getenv(EnvMaxOutputTokens)))
+	return n, err == nil && n > 0
+}
+
+// result is the tool result of an envelope: its JSON as text, for clients
+// that read content, and the same bytes as structuredContent, for those
+// that read that. Clients give the model one of the two, so the budget
+// counts the envelope once.
+func result(env []byte) *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(env)}},
+		StructuredContent: json.RawMessage(env),
+	}
+}
+
+// errorResult is the tool result of a failed call: its message, with
+// isError set, so that the agent reads it and corrects its call. A cursor
+// the call cannot use gets a message that says what to do instead.
+func errorResult(tool string, err error) *mcp.CallToolResult {
+	var ae *tools.ArgumentError
+	switch {
+	case errors.As(err, &ae):
+	case errors.Is(err, bounded.ErrCursorForeign):
+		err = argError(tool, "cursor", "the cursor belongs to another query: it works only with the arguments of the call that returned it. Call again with those, or omit cursor to start over", err)
+	case errors.Is(err, bounded.ErrInvalidCursor):
+		err = argError(tool, "cursor", "not a cursor this tool returned, or altered: pass pagination.nextCursor as it came, with the same arguments, or omit cursor to start over", err)
+	case !strings.HasPrefix(err.Error(), tool+": "):
+		err = fmt.Errorf("%s: %w", tool, err)
+	}
+	res := &mcp.CallToolResult{}
+	res.SetError(err)
+	return res
+}
+
+// argError is the error of a bad argument: a *tools.ArgumentError, which
+// matches tools.ErrInvalidArguments and kind.
+func argError(tool, arg, reason string, kind error) error {
+	return &tools.ArgumentError{Tool: tool, Argument: arg, Reason: reason, Kind: kind}
+}

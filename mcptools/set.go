@@ -1,0 +1,99 @@
+package mcptools
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/tools"
+)
+
+// AddSet adds every tool of set to s, beside the server's own tools, with
+// the tool's name, description and input schema, the output schema of an
+// envelope (its results of any type), the read-only and idempotent
+// annotations, and [MetaMaxResultSizeChars] from its budget argument's
+// maximum. A call's arguments go to the tool's handler as they came: its
+// own strict parsing answers bad input. Results and errors are as
+// [AddTool]'s.
+//
+// MAX_MCP_OUTPUT_TOKENS is honoured: build the set with a budget passed
+// through [ClientBudget]; should the set allow more tokens, AddSet lowers
+// each call's budgetTokens to the limit.
+func AddSet(s *mcp.Server, set *tools.Set) {
+	out := envelopeSchema(nil)
+	for _, t := range set.Tools() {
+		chars, tokens := schemaMax(t.InputSchema, "budget"), schemaMax(t.InputSchema, "budgetTokens")
+		meta := mcp.Meta{}
+		if chars > 0 {
+			meta[MetaMaxResultSizeChars] = chars
+		}
+		s.AddTool(&mcp.Tool{
+			Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: out, Meta: meta,
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true},
+		}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			env, err := t.Handler(ctx, capTokens(req.Params.Arguments, tokens))
+			if err != nil {
+				return errorResult(t.Name, err), nil
+			}
+			return result(env), nil
+		})
+	}
+}
+
+// capTokens returns the arguments raw with budgetTokens lowered to the
+// limit MAX_MCP_OUTPUT_TOKENS sets (with bounded's default margin), when
+// that is under most, the most the tool allows. Arguments that do not
+// decode go as they came, for the tool to name what is wrong.
+func capTokens(raw json.RawMessage, most int) json.RawMessage {
+	n, ok := envMaxTokens()
+	limit := int(float64(n) * bounded.DefaultMargin)
+	if !ok || most <= 0 || limit >= most {
+		return raw
+	}
+	var args bounded.Args
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &args); err != nil {
+			return raw
+		}
+	}
+	for i, a := range args {
+		if a.Name != "budgetTokens" {
+			continue
+		}
+		if n, ok := a.Value.(json.Number); ok {
+			if given, err := n.Int64(); err == nil && given <= int64(limit) {
+				return raw
+			}
+		}
+		if a.Value != nil && jsonType(a.Value) != "integer" {
+			return raw // not a number: the tool says so
+		}
+		args[i].Value = limit
+		return marshalArgs(raw, args)
+	}
+	return marshalArgs(raw, append(args, bounded.Arg{Name: "budgetTokens", Value: limit}))
+}
+
+func marshalArgs(raw json.RawMessage, args bounded.Args) json.RawMessage {
+	b, err := args.MarshalJSON()
+	if err != nil {
+		return raw
+	}
+	return b
+}
+
+// schemaMax is the maximum of the integer argument name in the input
+// schema s, or 0.
+func schemaMax(s json.RawMessage, name string) int {
+	var sc struct {
+		Properties map[string]struct {
+			Maximum *float64 `json:"maximum"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(s, &sc) != nil || sc.Properties[name].Maximum == nil {
+		return 0
+	}
+	return int(*sc.Properties[name].Maximum)
+}

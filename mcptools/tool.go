@@ -1,0 +1,178 @@
+package mcptools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/boundedkit/bounded"
+)
+
+// Options are a bounded tool's policies. Limits is required; the zero
+// value of every other field is a default.
+type Options[T any] struct {
+	// Limits is the page policy: the default page size, and the most a
+	// call may ask for (a larger limit is clamped, and the response says
+	// so).
+	Limits bounded.Limits
+	// Paging is the form of the paging arguments and of next:
+	// bounded.ByOffset (the zero value) takes limit, offset and cursor and
+	// continues by offset; bounded.ByPage takes page, pageSize, offset and
+	// cursor and continues by page number; bounded.ByCursor takes limit,
+	// offset and cursor and continues by cursor, which stays exact while
+	// the data changes. A call made with a cursor always continues by
+	// cursor.
+	Paging bounded.Paging
+	// Budget is the ceiling of every response (the zero Budget: 45,000
+	// characters), lowered by MAX_MCP_OUTPUT_TOKENS (see [ClientBudget]);
+	// a call's budget and budgetTokens arguments lower it further, never
+	// raise it. Its LimitChars must be at least tools.MinBudget.
+	Budget bounded.Budget
+	// Count is how a page's total is counted: exactly (the zero value), up
+	// to a cap, or not at all.
+	Count bounded.CountMode
+	// Hints sets how much the hint says.
+	Hints bounded.HintStyle
+	// CursorKey, when set, signs the cursors issued (see
+	// bounded.Options). AddPagedTool does not use it: its store issues
+	// the cursors.
+	CursorKey []byte
+	// Relevance, Clip and Content are bounded.Options' fields of the same
+	// names: most relevant first, and content clipped by the number of
+	// results.
+	Relevance func(T) float64
+	Clip      func(item T, maxChars int) T
+	Content   bounded.ContentPolicy
+}
+
+// Handler answers a call of a bounded tool with the source of its
+// results: in holds the call's arguments other than the paging ones.
+// Build the source from in alone, so that a cursor means the same rows on
+// every call that accepts it.
+type Handler[In, T any] func(ctx context.Context, req *mcp.CallToolRequest, in In) (bounded.Source[T], error)
+
+// PageHandler answers a call of a bounded tool with the page p asks for,
+// e.g. from a store method that takes a bounded.Page. p.Limit is the
+// call's limit, the default when it gave none and the maximum when it
+// gave more (the response reports that); p.Cursor is one the store
+// issued, or a forgery the store must refuse.
+type PageHandler[In, T any] func(ctx context.Context, req *mcp.CallToolRequest, in In, p bounded.Page) (bounded.Paged[T], error)
+
+// AddTool adds a bounded tool to s, or replaces the one of the same name.
+//
+// Its input schema is t.InputSchema, or when nil the schema inferred from
+// In (a struct, as for mcp.AddTool), with the paging arguments of
+// o.Paging added, and budget and budgetTokens, each with its minimum,
+// maximum and default. Its output schema is that of the envelope of T
+// items, unless t.OutputSchema is set. Its _meta holds
+// [MetaMaxResultSizeChars]. AddTool panics when In's schema is not an
+// object, names a paging argument, or o.Limits or o.Budget is invalid.
+//
+// A call's arguments are checked against the schema (a null argument is
+// left out, a limit over the maximum clamped), decoded into In, and passed
+// to h. The source h returns is paged and fitted as bounded.Respond does
+// (bounded.FetchPage, then bounded.Fit), with its cursors bound to the
+// tool and the arguments in In, in any order, not to the budget, which a
+// walk may change between pages. The hint and next repeat the arguments
+// as the call gave them, budgets included. Bad arguments, a cursor of
+// another query and h's errors are results with isError set and a
+// message that says what to change, never protocol errors.
+func AddTool[In, T any](s *mcp.Server, t *mcp.Tool, o Options[T], h Handler[In, T]) {
+	codec := bounded.CursorCodec{Key: o.CursorKey}
+	add(s, t, o, func(ctx context.Context, req *mcp.CallToolRequest, in In, c parsedCall) (bounded.Paged[T], error) {
+		src, err := h(ctx, req, in)
+		if err != nil {
+			return bounded.Paged[T]{}, err
+		}
+		return bounded.FetchPage(ctx, src, c.scope, c.page, o.Limits, codec)
+	})
+}
+
+// AddPagedTool is [AddTool] for a handler that pages itself: h gets the
+// page the call asks for and returns it, and AddPagedTool clips it by
+// o.Content and fits it into the budget with bounded.Fit. The cursors are
+// the store's: o.CursorKey is not used.
+func AddPagedTool[In, T any](s *mcp.Server, t *mcp.Tool, o Options[T], h PageHandler[In, T]) {
+	add(s, t, o, func(ctx context.Context, req *mcp.CallToolRequest, in In, c parsedCall) (bounded.Paged[T], error) {
+		p := c.page
+		asked := p.Limit
+		switch {
+		case p.Limit == 0:
+			p.Limit = o.Limits.Default
+		case p.Limit > o.Limits.Max:
+			p.Limit = o.Limits.Max
+		}
+		pg, err := h(ctx, req, in, p)
+		if err == nil && asked > o.Limits.Max {
+			pg.Page.Clamped, pg.Page.RequestedLimit = true, asked
+		}
+		return pg, err
+	})
+}
+
+// add adds the tool t, whose calls fetch their page with fetch.
+func add[In, T any](s *mcp.Server, t *mcp.Tool, o Options[T], fetch func(context.Context, *mcp.CallToolRequest, In, parsedCall) (bounded.Paged[T], error)) {
+	tl := newTool[In, T](t, o)
+	s.AddTool(tl.mcp, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		c, in, err := parse[In](tl, req.Params.Arguments)
+		if err != nil {
+			return errorResult(t.Name, err), nil
+		}
+		pg, err := fetch(ctx, req, in, c)
+		if err != nil {
+			return errorResult(t.Name, err), nil
+		}
+		if o.Clip != nil {
+			pg = clipPage(pg, o.Clip, o.Content.Limit(len(pg.Items)))
+		}
+		out, err := bounded.Fit(c.budget, bounded.FitInput[T]{Page: pg, Call: c.call, Hints: o.Hints, Relevance: o.Relevance})
+		if err != nil {
+			return errorResult(t.Name, err), nil
+		}
+		return result(out.JSON), nil
+	})
+}
+
+// clipPage returns p with each item clipped to limit characters, as
+// bounded.Respond clips; limit 0 keeps p.
+func clipPage[T any](p bounded.Paged[T], clip func(T, int) T, limit int) bounded.Paged[T] {
+	if limit <= 0 {
+		return p
+	}
+	items := make([]T, 0, len(p.Items))
+	for _, it := range p.Items {
+		items = append(items, clip(it, limit))
+	}
+	p.Items = items
+	return p
+}
+
+// newTool builds the tool t with the paging arguments of o, for calls
+// decoded into In; it panics as AddTool documents.
+func newTool[In, T any](t *mcp.Tool, o Options[T]) *tool {
+	if _, err := o.Limits.Normalize(bounded.Page{}); err != nil {
+		panic(fmt.Sprintf("mcptools: tool %q: %v", t.Name, err))
+	}
+	tl, err := buildTool(t, reflect.TypeFor[In](), reflect.TypeFor[T](), o.Limits, o.Paging, o.Count, ClientBudget(o.Budget))
+	if err != nil {
+		panic(fmt.Sprintf("mcptools: tool %q: %v", t.Name, err))
+	}
+	return tl
+}
+
+// parse checks a call's arguments and decodes those other than the paging
+// ones into an In.
+func parse[In any](tl *tool, raw json.RawMessage) (parsedCall, In, error) {
+	var in In
+	c, err := tl.parse(raw)
+	if err != nil {
+		return c, in, err
+	}
+	if err := json.Unmarshal(c.in, &in); err != nil {
+		return c, in, argError(tl.mcp.Name, "", err.Error(), nil)
+	}
+	return c, in, nil
+}
