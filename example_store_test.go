@@ -1,0 +1,185 @@
+package bounded_test
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/boundedkit/bounded"
+)
+
+// bookmark is a saved link. The store lists bookmarks newest first: by
+// Saved descending, then by ID descending, the unique tie-breaker.
+type bookmark struct {
+	ID    int64  `json:"id"`
+	Saved string `json:"saved"`
+	Title string `json:"title"`
+}
+
+func bookmarkKeys(b bookmark) []any { return []any{b.Saved, b.ID} }
+
+// bookmarkStore is a store's index of bookmarks, sorted in its order, as a
+// database keeps one. It is a hand-written Source, and has a paged method of
+// its own, List.
+type bookmarkStore []bookmark
+
+var (
+	bookmarkDesc   = []bool{true, true}
+	bookmarkLimits = bounded.Limits{Default: 2, Max: 20}
+	bookmarkCodec  = bounded.CursorCodec{Key: []byte("bookmarks signing key")}
+)
+
+const bookmarkScope = "bookmarks.list"
+
+// read returns the bookmarks r asks for, in the store's order, and whether
+// one lies beyond them in the reading direction. In SQL, forward from a
+// cursor: WHERE (saved, id) < (?, ?) ORDER BY saved DESC, id DESC LIMIT
+// r.Limit+1.
+func (s bookmarkStore) read(r bounded.Request) ([]bookmark, bool, error) {
+	if r.At == nil {
+		start, end := min(r.Offset, len(s)), min(r.Offset+r.Limit, len(s))
+		return s[start:end], end < len(s), nil
+	}
+	if len(r.At.Keys) != 2 {
+		return nil, false, fmt.Errorf("%w: %d keys, want 2", bounded.ErrInvalidCursor, len(r.At.Keys))
+	}
+	at := func(i int) int { return bounded.CompareKeys(bookmarkKeys(s[i]), r.At.Keys, bookmarkDesc) }
+	if r.Backward() {
+		end := sort.Search(len(s), func(i int) bool { return at(i) >= 0 })
+		start := max(0, end-r.Limit)
+		return s[start:end], start > 0, nil
+	}
+	start := sort.Search(len(s), func(i int) bool { return at(i) > 0 })
+	end := min(start+r.Limit, len(s))
+	return s[start:end], end < len(s), nil
+}
+
+// Fetch is the store as a bounded.Source: the rows, the count r.Count asks
+// for, and the keys that let Respond issue cursors.
+func (s bookmarkStore) Fetch(_ context.Context, r bounded.Request) (bounded.Rows[bookmark], error) {
+	items, more, err := s.read(r)
+	count := len(s)
+	if r.Count == bounded.CountCapped {
+		count = min(count, r.CountCap+1)
+	}
+	return bounded.Rows[bookmark]{Items: items, More: more, Count: count, Keys: bookmarkKeys}, err
+}
+
+// List is the store's own paged method: it validates the page, reads it,
+// and builds its PageInfo and cursors as every store does.
+func (s bookmarkStore) List(_ context.Context, p bounded.Page) (bounded.Paged[bookmark], error) {
+	r, err := bookmarkLimits.NormalizeCursor(p, bookmarkCodec, bookmarkScope)
+	if err != nil {
+		return bounded.Paged[bookmark]{}, err
+	}
+	items, more, err := s.read(r)
+	if err != nil {
+		return bounded.Paged[bookmark]{}, err
+	}
+	if r.NeedsExactTotal(len(items)) {
+		r = r.Exact()
+	}
+	counted := len(s) // SELECT count(*), or nothing for CountNone
+	if r.Count == bounded.CountCapped {
+		counted = min(counted, r.CountCap+1)
+	}
+	info := r.Finish(len(items), more, counted)
+	if len(items) > 0 {
+		first, last := bookmarkKeys(items[0]), bookmarkKeys(items[len(items)-1])
+		if err := info.SetCursors(bookmarkCodec, bookmarkScope, first, last, r.Backward() && more); err != nil {
+			return bounded.Paged[bookmark]{}, err
+		}
+	}
+	cursorAt := bounded.CursorsAt(bookmarkCodec, bookmarkScope, info.Offset, items, bookmarkKeys)
+	return bounded.Paged[bookmark]{Items: items, Page: info, CursorAt: cursorAt}, nil
+}
+
+var savedBookmarks = bookmarkStore{
+	{7, "2024-06-12", "Go 1.23 release notes"},
+	{9, "2024-06-10", "Ramen in Tōkyō"},
+	{4, "2024-06-10", "SQLite WAL mode"},
+	{2, "2024-05-30", "Café opening hours"},
+	{5, "2024-05-02", "Hiking near Genève"},
+}
+
+// A hand-written Source pages by cursor through Respond: the response's next
+// call carries the cursor after the last bookmark shown.
+func ExampleSource() {
+	call := bounded.Call{Tool: "list_bookmarks", Paging: bounded.ByCursor}
+	opts := bounded.Options[bookmark]{Limits: bookmarkLimits, CursorKey: bookmarkCodec.Key}
+	ctx := context.Background()
+	p := bounded.Page{}
+	for {
+		out, err := bounded.Respond(ctx, savedBookmarks, call, p, opts)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(out.Page.Returned, "from", out.Page.Offset, "next cursor:", out.Page.NextCursor != "")
+		if out.Next == nil {
+			fmt.Println(out.Hint)
+			break
+		}
+		cursor, _ := out.Next.Get("cursor")
+		p = bounded.Page{Cursor: cursor.(string)}
+	}
+	// Output:
+	// 2 from 0 next cursor: true
+	// 2 from 2 next cursor: true
+	// 1 from 4 next cursor: false
+	// Found 5 results, showing 1 after the cursor. This is the last page.
+}
+
+// Finish builds the PageInfo of a page a store read: here without a count,
+// so the total is the end of the page read, and HasMore comes from the row
+// read past the page.
+func ExampleRequest_Finish() {
+	r, _ := bookmarkLimits.Normalize(bounded.Page{Count: bounded.CountNone})
+	info := r.Finish(2, true, -1) // two bookmarks, and a third read past them
+	fmt.Println(info.Total, info.TotalKind, info.HasMore, info.NextOffset)
+
+	r, _ = bookmarkLimits.Normalize(bounded.Page{Count: bounded.CountNone, Offset: 4})
+	info = r.Finish(1, false, -1) // the last one
+	fmt.Println(info.Total, info.TotalKind, info.HasMore)
+
+	// A store built on Finish walks whole with All.
+	for b, err := range bounded.All(context.Background(), bounded.Page{Count: bounded.CountNone}, savedBookmarks.List) {
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(b.Saved, b.Title)
+	}
+	// Output:
+	// 2 unknown true 2
+	// 5 unknown false
+	// 2024-06-12 Go 1.23 release notes
+	// 2024-06-10 Ramen in Tōkyō
+	// 2024-06-10 SQLite WAL mode
+	// 2024-05-30 Café opening hours
+	// 2024-05-02 Hiking near Genève
+}
+
+// SetCursors gives a page read by a store its cursors: the next one after its
+// last bookmark, and, since bookmarks precede it, the previous one before its
+// first.
+func ExamplePageInfo_SetCursors() {
+	ctx := context.Background()
+	first, _ := savedBookmarks.List(ctx, bounded.Page{})
+	second, _ := savedBookmarks.List(ctx, bounded.Page{Cursor: first.Page.NextCursor})
+	for _, b := range second.Items {
+		fmt.Println(b.Title)
+	}
+	fmt.Println("next:", second.Page.NextCursor != "", "prev:", second.Page.PrevCursor != "")
+
+	back, _ := savedBookmarks.List(ctx, bounded.Page{Cursor: second.Page.PrevCursor})
+	for _, b := range back.Items {
+		fmt.Println(b.Title)
+	}
+	fmt.Println("offset", back.Page.Offset, "prev:", back.Page.PrevCursor != "")
+	// Output:
+	// SQLite WAL mode
+	// Café opening hours
+	// next: true prev: true
+	// Go 1.23 release notes
+	// Ramen in Tōkyō
+	// offset 0 prev: false
+}
