@@ -78,9 +78,16 @@ func (f *fitter) noneFits(min *shape) ([]byte, *shape, error) {
 	t := *t0
 	s := &shape{k: 0, t: &t}
 	s.tr.Reason = ReasonBudgetTooSmall
-	// Slack for the report's numbers, whose digits grow with the limits.
+	// What a response with the result takes: whole, or clipped to its
+	// minimum, whichever is smaller (a clip reports its paths, which can
+	// outgrow what it saves), with slack for the report's numbers, whose
+	// digits grow with the limits.
+	need := min
+	if whole, err := f.sizeOf(1, f.capReason); err == nil && whole.chars <= min.chars && whole.tokens <= min.tokens {
+		need = whole
+	}
 	const slack, slackTokens = 16, 8
-	s.tr.NeededChars, s.tr.NeededTokens = min.chars+slack, min.tokens+slackTokens
+	s.tr.NeededChars, s.tr.NeededTokens = need.chars+slack, need.tokens+slackTokens
 	if f.b.MaxTokens == 0 {
 		// The token limit comes from the characters: enough of them for
 		// the tokens too.
@@ -96,11 +103,11 @@ func (f *fitter) noneFits(min *shape) ([]byte, *shape, error) {
 		return nil, nil, err
 	}
 	if s.chars > f.limitChars || f.tok == nil && !f.fits(s) {
-		return nil, nil, f.tooSmall(min, "the envelope with result 0 clipped to its minimum")
+		return nil, nil, f.tooSmall(s, "the response saying what the first result needs")
 	}
 	out, err := f.assemble(s)
 	if err == nil && !f.fits(s) {
-		err = f.tooSmall(min, "the envelope with result 0 clipped to its minimum")
+		err = f.tooSmall(s, "the response saying what the first result needs")
 	}
 	return out, s, err
 }

@@ -29,8 +29,8 @@ type Cursor struct {
 	// otherwise.
 	Offset int
 	// Keys are the edge item's sort-key values, in the method's key order,
-	// ending with its unique id. Each is nil, bool, int64, float64 or
-	// string; other types do not encode.
+	// ending with its unique id. Each is nil, bool, int64 (or int, which
+	// decodes as int64), float64 or string; other types do not encode.
 	Keys []any
 }
 

@@ -221,8 +221,8 @@ func ExampleRespond_budgetTooSmall() {
 	out, _ = bounded.Respond(context.Background(), src, call, bounded.Page{}, opts)
 	fmt.Printf("%d kept, reason %q\n", out.Kept, out.Truncation.Reason)
 	// Output:
-	// budget_too_small 0 619 221
-	// The next result needs a budget of 619 characters (221 tokens); this one is 500 (178): call again with a larger budget.
+	// budget_too_small 0 611 218
+	// The next result needs a budget of 611 characters (218 tokens); this one is 500 (178): call again with a larger budget.
 	// get_metrics(offset=0)
 	// 1 kept, reason ""
 }

@@ -50,7 +50,8 @@ type Arg struct {
 type Args []Arg
 
 // MarshalJSON encodes the arguments as one JSON object, in order, without
-// HTML escaping.
+// HTML escaping (json.Marshal escapes <, > and & in what MarshalJSON
+// returns; a json.Encoder with SetEscapeHTML(false) does not).
 func (a Args) MarshalJSON() ([]byte, error) {
 	return appendArgs(nil, a)
 }

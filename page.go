@@ -58,7 +58,7 @@ const (
 	// bound ([TotalAtLeast], "10,000+").
 	CountCapped
 	// CountNone counts nothing: HasMore comes from reading one item past
-	// the page, and the total is [TotalUnknown] (or exact on a last page).
+	// the page, and the total is [TotalUnknown]: the end of this page.
 	CountNone
 )
 
@@ -348,9 +348,9 @@ func (r Request) Info(total, returned int) PageInfo {
 // InfoMore builds the [PageInfo] of a page whose total was not counted
 // exactly: hasMore comes from fetching one item past the page, and atLeast
 // is a lower bound on the total (or -1 when nothing was counted, which makes
-// the kind [TotalUnknown] and the total the end of this page). A page that
-// returns items and has none after them knows its total exactly: Offset +
-// returned, whatever atLeast says.
+// the kind [TotalUnknown] and the total the end of this page). A counted
+// page that returns items and has none after them knows its total exactly:
+// Offset + returned, whatever atLeast says.
 func (r Request) InfoMore(returned int, hasMore bool, atLeast int) PageInfo {
 	pi := r.Info(0, returned)
 	pi.HasMore = hasMore && returned > 0
@@ -382,8 +382,9 @@ func (r Request) InfoMore(returned int, hasMore bool, atLeast int) PageInfo {
 // cursor walk stays exact while items are written between its pages. The
 // total is exact (CountExact, or a capped count that stayed under its cap),
 // a lower bound ([TotalAtLeast]: the cap, or the end of this page if
-// further), or [TotalUnknown] (CountNone; exact on a last page that returned
-// items, and 0 on an empty first page). A page that returns no items after
+// further), or [TotalUnknown] (CountNone: the end of the page, also on a
+// last page, whose offset a cursor may have carried stale; 0 with an exact
+// kind on an empty first page). A page that returns no items after
 // the start must report the exact total whatever r.Count, so that its hint
 // names the real last page: stores ask [Request.NeedsExactTotal] and then
 // count exactly and finish with [Request.Exact]. For a backward request, the page ends where the cursor's offset
