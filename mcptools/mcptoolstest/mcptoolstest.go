@@ -7,6 +7,7 @@
 //	c := mcptoolstest.Serve(t, server)
 //	env, _ := c.Call("list_runs", `{"status":"failed"}`)
 //	results, cuts := c.Walk("list_runs", `{"budget":2000}`, 2000, nil)
+//	results, cuts = c.WalkByCursor("list_runs", `{"budget":2000}`, 2000, insertAndDelete)
 package mcptoolstest
 
 import (
@@ -187,28 +188,58 @@ func (c *Client) Walk(name, args string, budget int, between func()) (results []
 		if calls > 500 {
 			c.T.Fatalf("%s: no end after 500 calls", name)
 		}
-		env, out := c.Call(name, args)
-		if n := utf8.RuneCountInString(out); budget > 0 && n > budget {
-			c.T.Fatalf("%s(%s): %d characters, over the budget %d", name, args, n, budget)
-		}
+		env, cut := c.step(name, args, budget)
 		results = append(results, env.Results...)
-		if env.Truncation.Reason != "" {
+		if cut {
 			cuts++
 		}
 		if env.Next == nil {
-			if env.Pagination.HasMore {
-				c.T.Fatalf("%s(%s): hasMore without next", name, args)
-			}
 			return results, cuts
-		}
-		if !strings.Contains(env.Hint, "call "+name+"(") {
-			c.T.Errorf("%s(%s): hint %q names no next call", name, args, env.Hint)
 		}
 		if between != nil {
 			between()
 		}
 		args = string(env.Next)
 	}
+}
+
+// WalkByCursor is [Client.Walk] by cursor from the first response on: it
+// calls the tool with args, then with args and the response's nextCursor
+// (as an agent paging deep or over changing data does), and follows next
+// from there. The first response must have a nextCursor when it has next.
+func (c *Client) WalkByCursor(name, args string, budget int, between func()) (results []json.RawMessage, cuts int) {
+	c.T.Helper()
+	env, cut := c.step(name, args, budget)
+	if cut {
+		cuts++
+	}
+	if env.Next == nil {
+		return env.Results, cuts
+	}
+	if env.Pagination.NextCursor == "" {
+		c.T.Fatalf("%s(%s): next without a nextCursor", name, args)
+	}
+	if between != nil {
+		between()
+	}
+	rest, n := c.Walk(name, WithArg(c.T, args, "cursor", env.Pagination.NextCursor), budget, between)
+	return append(env.Results, rest...), cuts + n
+}
+
+// step is one call of a walk: its envelope, and whether a budget cut it.
+func (c *Client) step(name, args string, budget int) (Envelope, bool) {
+	c.T.Helper()
+	env, out := c.Call(name, args)
+	if n := utf8.RuneCountInString(out); budget > 0 && n > budget {
+		c.T.Fatalf("%s(%s): %d characters, over the budget %d", name, args, n, budget)
+	}
+	switch {
+	case env.Next == nil && env.Pagination.HasMore:
+		c.T.Fatalf("%s(%s): hasMore without next", name, args)
+	case env.Next != nil && !strings.Contains(env.Hint, "call "+name+"("):
+		c.T.Errorf("%s(%s): hint %q names no next call", name, args, env.Hint)
+	}
+	return env, env.Truncation.Reason != ""
 }
 
 // WithArg returns the JSON object args with the argument name set to v,

@@ -110,6 +110,9 @@ func TestCatches(t *testing.T) {
 			e := strings.Replace(good, `"hasMore":false`, `"hasMore":true`, 1)
 			mcptoolstest.Serve(tb, server(e, nil)).Walk("t", `{}`, 0, nil)
 		}},
+		{"by cursor without a cursor", "next without a nextCursor", func(tb testing.TB) {
+			mcptoolstest.Serve(tb, server(envelope(`{"offset":1}`), nil)).WalkByCursor("t", `{}`, 0, nil)
+		}},
 		{"twice", `"b" came twice`, func(tb testing.TB) {
 			mcptoolstest.ExactlyOnce(tb, "walk", []string{"a", "b", "b"}, []string{"a", "b"})
 		}},
