@@ -438,22 +438,13 @@ func TestWalks(t *testing.T) {
 					}
 				}
 			}
-			args := c.args
-			var got []string
+			walk := f.Walk
 			if c.cursor {
-				env, _ := f.Call(c.tool, args)
-				got = ids(t, env.Results)
-				between()
-				args = mcptoolstest.WithArg(t, args, "cursor", env.Pagination.NextCursor)
+				walk = f.WalkByCursor
 			}
-			rest, cuts := f.Walk(c.tool, args, c.budget, between)
-			got = append(got, ids(t, rest)...)
-			var throughout []string
-			for _, id := range before {
-				if !gone[id] {
-					throughout = append(throughout, id)
-				}
-			}
+			results, cuts := walk(c.tool, c.args, c.budget, between)
+			got := ids(t, results)
+			throughout := slices.DeleteFunc(before, func(id string) bool { return gone[id] })
 			mcptoolstest.ExactlyOnce(t, c.name, got, throughout)
 			if !c.churn && len(got) != len(before) {
 				t.Errorf("%d results, want %d", len(got), len(before))
@@ -487,17 +478,9 @@ func TestWalkStorePages(t *testing.T) {
 					gone[id] = true
 				}
 			}
-			env, _ := f.Call(c.tool, c.args)
-			got := ids(t, env.Results)
-			between()
-			rest, _ := f.Walk(c.tool, mcptoolstest.WithArg(t, c.args, "cursor", env.Pagination.NextCursor), 0, between)
-			got = append(got, ids(t, rest)...)
-			var throughout []string
-			for _, id := range before {
-				if !gone[id] {
-					throughout = append(throughout, id)
-				}
-			}
+			results, _ := f.WalkByCursor(c.tool, c.args, 0, between)
+			got := ids(t, results)
+			throughout := slices.DeleteFunc(before, func(id string) bool { return gone[id] })
 			mcptoolstest.ExactlyOnce(t, c.tool, got, throughout)
 			if churns < 3 {
 				t.Errorf("%d pages: the walk was too short to test writes", churns+1)
@@ -661,6 +644,19 @@ func TestMaxOutputTokensSetBudget(t *testing.T) {
 	}
 	if got := c.Error("list_notes", `{"budgetTokens":"x"}`); !strings.Contains(got, `argument "budgetTokens"`) {
 		t.Errorf("budgetTokens \"x\": %q", got)
+	}
+
+	// A set built on ClientBudget keeps its own limit: 1,500 with a
+	// margin of 1, which AddSet does not lower again.
+	set, err = tools.New(tools.Config{Notes: store, Budget: mcptools.ClientBudget(bounded.Budget{Margin: 1})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	server = mcp.NewServer(&mcp.Implementation{Name: "test"}, nil)
+	mcptools.AddSet(server, set)
+	env, _ := mcptoolstest.Serve(t, server).Call("list_notes", `{"limit":30}`)
+	if env.Truncation.LimitTokens != 1500 || env.Next == nil || strings.Contains(string(env.Next), "budgetTokens") {
+		t.Errorf("list_notes: truncation %+v, next %s; want cut at 1500 tokens, no budgetTokens added", env.Truncation, env.Next)
 	}
 }
 

@@ -43,15 +43,16 @@ func AddSet(s *mcp.Server, set *tools.Set) {
 }
 
 // capTokens returns the arguments raw with budgetTokens lowered to the
-// limit MAX_MCP_OUTPUT_TOKENS sets (with bounded's default margin), when
-// that is under most, the most the tool allows. Arguments that do not
-// decode go as they came, for the tool to name what is wrong.
+// limit MAX_MCP_OUTPUT_TOKENS sets, with bounded's default margin, when
+// the tool allows more than the variable: when the set's budget did not
+// pass through ClientBudget. Arguments that do not decode go as they
+// came, for the tool to name what is wrong.
 func capTokens(raw json.RawMessage, most int) json.RawMessage {
 	n, ok := envMaxTokens()
-	limit := int(float64(n) * bounded.DefaultMargin)
-	if !ok || most <= 0 || limit >= most {
+	if !ok || most <= n {
 		return raw
 	}
+	limit := int(float64(n) * bounded.DefaultMargin)
 	var args bounded.Args
 	if len(raw) > 0 && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &args); err != nil {
