@@ -21,6 +21,10 @@ import (
 	"github.com/uptrace/bun/driver/pgdriver"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/mcptools"
+	"github.com/boundedkit/bounded/mcptools/mcptoolstest"
+	"github.com/boundedkit/bounded/ports"
+	"github.com/boundedkit/bounded/tokenizer"
 )
 
 // codeTree writes a small tree for search_code: 6 Go files of 90 lines.
@@ -39,48 +43,34 @@ func codeTree(t *testing.T) string {
 	return dir
 }
 
-// inProcess connects the SDK's client to the server through in-memory
-// transports.
-func inProcess(t *testing.T, cfg config) *mcp.ClientSession {
+// inProcess serves cfg in memory to the SDK's client, and returns the
+// client and the server's store.
+func inProcess(t *testing.T, cfg config) (*mcptoolstest.Client, *opened) {
 	t.Helper()
-	ctx := context.Background()
-	server, closeStore, err := newServer(ctx, cfg, io.Discard)
+	server, st, err := newServer(context.Background(), cfg, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { closeStore() })
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := server.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	return connect(t, ct)
+	t.Cleanup(func() { st.close() })
+	return mcptoolstest.Serve(t, server), st
 }
 
-func connect(t *testing.T, transport mcp.Transport) *mcp.ClientSession {
+// build builds the server into a temporary directory of t.
+func build(t *testing.T) string {
 	t.Helper()
-	client := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "0.0.1"}, nil)
-	cs, err := client.Connect(context.Background(), transport, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
-}
-
-// subprocess builds the server and runs it as a stdio subprocess, as an
-// MCP client would.
-func subprocess(t *testing.T, args ...string) *mcp.ClientSession {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("builds and runs the server binary")
-	}
 	bin := filepath.Join(t.TempDir(), "mcpserver")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	return bin
+}
+
+// start runs the server bin as a stdio subprocess, as an MCP client
+// would, with env added to the environment, and connects to it.
+func start(t *testing.T, bin string, env []string, args ...string) *mcptoolstest.Client {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	t.Cleanup(func() {
@@ -88,130 +78,65 @@ func subprocess(t *testing.T, args ...string) *mcp.ClientSession {
 			t.Logf("server stderr:\n%s", stderr.String())
 		}
 	})
-	return connect(t, &mcp.CommandTransport{Command: cmd})
+	return mcptoolstest.Connect(t, &mcp.CommandTransport{Command: cmd})
 }
 
-type envelope struct {
-	Results    []json.RawMessage  `json:"results"`
-	Pagination bounded.PageInfo   `json:"pagination"`
-	Truncated  bool               `json:"truncated"`
-	Truncation bounded.Truncation `json:"truncation"`
-	Hint       string             `json:"hint"`
-	Next       json.RawMessage    `json:"next"`
-	// ContentMetadata is get_note's line window.
-	ContentMetadata *bounded.WindowInfo `json:"contentMetadata"`
-}
-
-// callTool calls a tool with raw JSON arguments and decodes the envelope
-// in its text content.
-func callTool(t *testing.T, cs *mcp.ClientSession, name, args string) (envelope, string) {
-	t.Helper()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(args)})
-	if err != nil {
-		t.Fatalf("%s(%s): %v", name, args, err)
-	}
-	if len(res.Content) != 1 {
-		t.Fatalf("%s(%s): %d content parts, want 1", name, args, len(res.Content))
-	}
-	text := res.Content[0].(*mcp.TextContent).Text
-	if res.IsError {
-		t.Fatalf("%s(%s): tool error: %s", name, args, text)
-	}
-	var env envelope
-	dec := json.NewDecoder(strings.NewReader(text))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&env); err != nil {
-		t.Fatalf("%s(%s): not an envelope: %v\n%.1000s", name, args, err, text)
-	}
-	return env, text
-}
-
-// key identifies a result.
+// key identifies a result of any tool.
 func key(t *testing.T, raw json.RawMessage) string {
+	t.Helper()
 	var r struct {
-		ID, Name, SourceID, FilePath string
-		StartLine                    int
+		ID                  json.RawMessage
+		Name, SourceID      string
+		Category            string
+		FilePath            string
+		StartLine, Position int
 	}
 	if err := json.Unmarshal(raw, &r); err != nil {
 		t.Fatal(err)
 	}
-	if r.FilePath != "" {
+	switch {
+	case r.FilePath != "":
 		return fmt.Sprintf("%s:%d", r.FilePath, r.StartLine)
+	case r.SourceID != "":
+		return fmt.Sprintf("%s %s %d", r.SourceID, r.Category, r.Position)
+	case r.Name != "":
+		return r.Name
 	}
-	return r.ID + r.Name + r.SourceID
+	return string(r.ID)
 }
 
-// walk follows next from args to the last page, checking each response
-// against the budget and its hint against next, and returns the keys of
-// every result and the number of responses cut by the budget.
-func walk(t *testing.T, cs *mcp.ClientSession, name, args string, budget int) (keys []string, cuts int) {
+func keys(t *testing.T, results []json.RawMessage) []string {
 	t.Helper()
-	for calls := 0; ; calls++ {
-		if calls > 300 {
-			t.Fatalf("%s: no end after 300 calls", name)
-		}
-		env, text := callTool(t, cs, name, args)
-		if budget > 0 && utf8.RuneCountInString(text) > budget {
-			t.Fatalf("%s(%s): %d characters, over the budget %d", name, args, utf8.RuneCountInString(text), budget)
-		}
-		for _, r := range env.Results {
-			keys = append(keys, key(t, r))
-		}
-		if env.Truncated {
-			cuts++
-		}
-		if env.Next == nil {
-			if env.Pagination.HasMore {
-				t.Fatalf("%s(%s): hasMore without next", name, args)
-			}
-			return keys, cuts
-		}
-		if !strings.Contains(env.Hint, "call "+name+"(") {
-			t.Fatalf("%s(%s): hint %q names no next call", name, args, env.Hint)
-		}
-		args = string(env.Next)
+	var out []string
+	for _, r := range results {
+		out = append(out, key(t, r))
 	}
-}
-
-func exactlyOnce(t *testing.T, what string, got, want []string) {
-	t.Helper()
-	seen := map[string]int{}
-	for _, k := range got {
-		seen[k]++
-	}
-	for k, n := range seen {
-		if n != 1 {
-			t.Errorf("%s: %q came %d times", what, k, n)
-		}
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("%s:\ngot  %q\nwant %q", what, got, want)
-	}
+	return out
 }
 
 var wantTools = []string{"get_note", "get_notes", "list_notes", "search_notes", "search_by_links", "find_broken_links",
 	"get_note_links", "get_backlinks", "get_children", "get_parents", "get_descendants", "get_related_notes",
-	"search_knowledge", "get_response_history", "search_code"}
+	"search_knowledge", "get_response_history", "search_code", "list_deploys"}
 
-// checkTools lists the tools and checks their input schemas.
-func checkTools(t *testing.T, cs *mcp.ClientSession) {
+// checkTools checks the tools listed (their schemas compiled when the
+// client connected): paging arguments with their bounds, the size hint of
+// a response of chars characters, and read-only annotations. It logs the
+// size of tools/list.
+func checkTools(t *testing.T, c *mcptoolstest.Client, chars int) {
 	t.Helper()
-	if ins := cs.InitializeResult().Instructions; !strings.Contains(ins, "arguments in next") {
-		t.Errorf("the server's instructions do not say how to continue: %q", ins)
-	}
-	res, err := cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tl := range res.Tools {
-		names = append(names, tl.Name)
-		schema, ok := tl.InputSchema.(map[string]any)
-		if !ok || schema["type"] != "object" || schema["additionalProperties"] != false {
-			t.Errorf("%s: input schema %v", tl.Name, tl.InputSchema)
-			continue
+	names := slices.Sorted(func(yield func(string) bool) {
+		for name := range c.Tools {
+			if !yield(name) {
+				return
+			}
 		}
-		props := schema["properties"].(map[string]any)
+	})
+	if want := slices.Sorted(slices.Values(wantTools)); !slices.Equal(names, want) {
+		t.Errorf("tools:\ngot  %q\nwant %q", names, want)
+	}
+	for _, name := range names {
+		tl := c.Tools[name]
+		props, _ := tl.InputSchema.(map[string]any)["properties"].(map[string]any)
 		var paging []string
 		switch {
 		case props["page"] != nil:
@@ -221,93 +146,110 @@ func checkTools(t *testing.T, cs *mcp.ClientSession) {
 		default:
 			paging = []string{"maxLines", "lineOffset"}
 		}
-		for _, name := range append(paging, "budget") {
-			p, _ := props[name].(map[string]any)
+		for _, arg := range append(paging, "budget", "budgetTokens") {
+			p, _ := props[arg].(map[string]any)
 			if p["type"] != "integer" || p["minimum"] == nil || p["maximum"] == nil || p["default"] == nil {
-				t.Errorf("%s: argument %s: %v; want an integer with minimum, maximum and default", tl.Name, name, p)
+				t.Errorf("%s: argument %s: %v; want an integer with minimum, maximum and default", name, arg, p)
 			}
 		}
-		if tl.Description == "" || tl.Annotations == nil || !tl.Annotations.ReadOnlyHint {
-			t.Errorf("%s: description %q, annotations %+v", tl.Name, tl.Description, tl.Annotations)
+		if got := tl.Meta[mcptools.MetaMaxResultSizeChars]; got != float64(chars) {
+			t.Errorf("%s: _meta %s %v, want %d", name, mcptools.MetaMaxResultSizeChars, got, chars)
+		}
+		if tl.Annotations == nil || !tl.Annotations.ReadOnlyHint {
+			t.Errorf("%s: annotations %+v, want read-only", name, tl.Annotations)
 		}
 	}
-	want := slices.Sorted(slices.Values(wantTools)) // the SDK lists tools by name
-	if !slices.Equal(names, want) {
-		t.Errorf("tools:\ngot  %q\nwant %q", names, want)
+	res, err := c.Session.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schemas int
+	for _, tl := range res.Tools {
+		b, _ := json.Marshal(tl.OutputSchema)
+		schemas += len(b)
+	}
+	o200k, err := tokenizer.New(tokenizer.O200K)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("tools/list: %d tools, %d bytes, %d o200k tokens; output schemas %d bytes", len(res.Tools), len(list), o200k.CountTokens(string(list)), schemas)
+}
+
+// checkEveryTool calls every tool once.
+func checkEveryTool(t *testing.T, c *mcptoolstest.Client) {
+	t.Helper()
+	calls := map[string]string{
+		"get_note": `{"id":"projects/atlas/design","maxLines":5}`, "get_notes": `{"ids":["Home","Inbox"]}`,
+		"list_notes": `{"limit":3}`, "search_notes": `{"query":"the","limit":3}`, "search_by_links": `{"hasLinksTo":["Home"],"limit":3}`,
+		"find_broken_links": `{}`, "get_note_links": `{"id":"Home","limit":3}`, "get_backlinks": `{"id":"Home","limit":3}`,
+		"get_children": `{"id":"journal"}`, "get_parents": `{"id":"projects/atlas/design"}`, "get_descendants": `{"id":"projects"}`,
+		"get_related_notes": `{"id":"projects/atlas/design","limit":3}`, "search_knowledge": `{"query":"atlas"}`,
+		"get_response_history": `{"endpointId":"billing-api"}`, "search_code": `{"query":"parse token","limit":2}`,
+		"list_deploys": `{"service":"web","status":"failed"}`,
+	}
+	for _, name := range wantTools {
+		env, _ := c.Call(name, calls[name])
+		if len(env.Results) == 0 {
+			t.Errorf("%s(%s): no results", name, calls[name])
+		}
 	}
 }
 
-// checkWalks walks whole result sets by following next, by page size and
-// under budgets, against one read of each set.
-func checkWalks(t *testing.T, cs *mcp.ClientSession) {
+// walks are a walk by next of every paged tool under a tight budget,
+// against one read of the whole set: whole reads it all, paged walks it
+// in small pages, within budget characters, cut at least once when cut is
+// set.
+var walks = []struct {
+	tool, whole, paged string
+	budget, want       int
+	cut                bool
+}{
+	{"get_notes", `{"ids":["Home","Inbox","people/ada","people/grace","people/linus","journal"],"limit":100}`, `{"ids":["Home","Inbox","people/ada","people/grace","people/linus","journal"],"budget":2500}`, 2500, 6, true},
+	{"list_notes", `{"limit":200,"detail":"concise"}`, `{"detail":"concise","budget":1200}`, 1200, 30, true},
+	{"search_notes", `{"query":"the","limit":100}`, `{"query":"the","limit":4,"budget":2000}`, 2000, 21, true},
+	{"search_by_links", `{"hasLinksTo":["Home"],"limit":200}`, `{"hasLinksTo":["Home"],"budget":3000}`, 3000, 21, true},
+	{"find_broken_links", `{"limit":200}`, `{"limit":1,"budget":1000}`, 1000, 1, false},
+	{"get_note_links", `{"id":"Home","limit":200}`, `{"id":"Home","budget":1500}`, 1500, 33, true},
+	{"get_backlinks", `{"id":"Home","limit":200}`, `{"id":"Home","budget":2500}`, 2500, 21, true},
+	{"get_children", `{"id":"journal","limit":200}`, `{"id":"journal","limit":2,"budget":1000}`, 1000, 5, false},
+	{"get_parents", `{"id":"projects/atlas/design","limit":200}`, `{"id":"projects/atlas/design","limit":1,"budget":1000}`, 1000, 1, false},
+	{"get_descendants", `{"id":"projects","limit":200}`, `{"id":"projects","limit":3,"budget":1000}`, 1000, 0, true},
+	{"get_related_notes", `{"id":"projects/atlas/design","limit":200}`, `{"id":"projects/atlas/design","budget":2000}`, 2000, 26, true},
+	{"search_knowledge", `{"query":"a","pageSize":1000,"detail":"concise"}`, `{"query":"a","budget":2500}`, 2500, 0, true},
+	{"get_response_history", `{"endpointId":"orders-api"}`, `{"endpointId":"orders-api","limit":10,"budget":2500}`, 2500, 30, true},
+	{"search_code", `{"query":"parse token budget","limit":50,"detail":"concise","budget":40000}`, `{"query":"parse token budget","detail":"concise","budget":2000}`, 2000, 18, true},
+	{"list_deploys", `{"limit":100}`, `{"limit":9,"budget":1200}`, 1200, 60, true},
+	{"list_deploys", `{"status":"failed","limit":100}`, `{"status":"failed","limit":3}`, 0, 8, false},
+}
+
+// checkWalks walks every paged tool to its end by next, by offset (or page
+// number) and, for the tools that take a cursor, by cursor from the
+// first page's nextCursor on: every result once, in order.
+func checkWalks(t *testing.T, c *mcptoolstest.Client) {
 	t.Helper()
-	// The demo vault: 30 notes, 21 linking to Home.
-	all, _ := walk(t, cs, "list_notes", `{"limit":200,"detail":"concise"}`, 0)
-	if len(all) != 30 {
-		t.Fatalf("list_notes: %d notes, want the demo vault's 30", len(all))
+	for _, w := range walks {
+		whole, _ := c.Walk(w.tool, w.whole, 0, nil)
+		all := keys(t, whole)
+		if w.want > 0 && len(all) != w.want || len(all) < 1 {
+			t.Errorf("%s(%s): %d results, want %d", w.tool, w.whole, len(all), w.want)
+		}
+		got, cuts := c.Walk(w.tool, w.paged, w.budget, nil)
+		mcptoolstest.ExactlyOnce(t, w.tool+" by offset", keys(t, got), all)
+		if w.cut && cuts == 0 {
+			t.Errorf("%s(%s): no response was cut", w.tool, w.paged)
+		}
+		if c.Tools[w.tool].InputSchema.(map[string]any)["properties"].(map[string]any)["cursor"] == nil {
+			continue
+		}
+		got, _ = c.WalkByCursor(w.tool, w.paged, w.budget, nil)
+		mcptoolstest.ExactlyOnce(t, w.tool+" by cursor", keys(t, got), all)
 	}
-	for _, size := range []int{1, 4, 7} {
-		got, _ := walk(t, cs, "list_notes", fmt.Sprintf(`{"limit":%d,"detail":"concise"}`, size), 0)
-		exactlyOnce(t, fmt.Sprintf("list_notes by %d", size), got, all)
-	}
-	got, cuts := walk(t, cs, "list_notes", `{"detail":"concise","budget":1200}`, 1200)
-	exactlyOnce(t, "list_notes within 1,200 characters", got, all)
-	if cuts == 0 {
-		t.Error("list_notes within 1,200 characters: no response was cut")
-	}
-
-	linking, _ := walk(t, cs, "search_by_links", `{"hasLinksTo":["Home"],"limit":200}`, 0)
-	if len(linking) != 21 {
-		t.Errorf("search_by_links: %d notes link to Home, want 21", len(linking))
-	}
-	got, cuts = walk(t, cs, "search_by_links", `{"hasLinksTo":["Home"],"budget":3000}`, 3000)
-	exactlyOnce(t, "search_by_links within 3,000 characters", got, linking)
-	if cuts == 0 {
-		t.Error("search_by_links within 3,000 characters: no response was cut")
-	}
-
-	// search_knowledge by 0-based page numbers, then cut by a budget and
-	// continued by offset.
-	entities, _ := walk(t, cs, "search_knowledge", `{"query":"a","pageSize":1000,"detail":"concise"}`, 0)
-	if len(entities) < 20 {
-		t.Fatalf("search_knowledge: %d entities", len(entities))
-	}
-	env, _ := callTool(t, cs, "search_knowledge", `{"query":"a","pageSize":7,"detail":"concise"}`)
-	if want := `pages remain: call search_knowledge(query="a", detail="concise", page=1, pageSize=7) for the next.`; !strings.Contains(env.Hint, want) {
-		t.Errorf("search_knowledge hint %q does not contain %q", env.Hint, want)
-	}
-	got, _ = walk(t, cs, "search_knowledge", `{"query":"a","pageSize":7,"detail":"concise"}`, 0)
-	exactlyOnce(t, "search_knowledge by pages of 7", got, entities)
-	got, cuts = walk(t, cs, "search_knowledge", `{"query":"a","budget":2500}`, 2500)
-	exactlyOnce(t, "search_knowledge within 2,500 characters", got, entities)
-	if cuts == 0 {
-		t.Error("search_knowledge within 2,500 characters: no response was cut")
-	}
-
-	// Response history: 30 runs, 10 a call at most, bodies clipped.
-	runs, _ := walk(t, cs, "get_response_history", `{"endpointId":"orders-api"}`, 0)
-	if len(runs) != 30 || runs[0] != "orders-api-030" {
-		t.Errorf("get_response_history: %d runs, first %q", len(runs), runs[0])
-	}
-	got, cuts = walk(t, cs, "get_response_history", `{"endpointId":"orders-api","limit":10,"budget":2500}`, 2500)
-	exactlyOnce(t, "get_response_history within 2,500 characters", got, runs)
-	if cuts == 0 {
-		t.Error("get_response_history within 2,500 characters: no response was cut")
-	}
-
-	// Code search, most similar first, within a budget.
-	chunks, _ := walk(t, cs, "search_code", `{"query":"parse token budget","limit":50,"detail":"concise","budget":40000}`, 0)
-	if len(chunks) != 18 {
-		t.Errorf("search_code: %d chunks, want 18 (6 files × 3)", len(chunks))
-	}
-	got, cuts = walk(t, cs, "search_code", `{"query":"parse token budget","detail":"concise","budget":2000}`, 2000)
-	exactlyOnce(t, "search_code within 2,000 characters", got, chunks)
-	if cuts == 0 {
-		t.Error("search_code within 2,000 characters: no response was cut")
-	}
-
 	// A long note, window by window.
-	env, _ = callTool(t, cs, "get_note", `{"id":"areas/engineering/incident-log","maxLines":100}`)
+	env, _ := c.Call("get_note", `{"id":"areas/engineering/incident-log","maxLines":100}`)
 	if m := env.ContentMetadata; m == nil || m.TotalLines != 826 || m.ReturnedLines != 100 || m.NextOffset != 100 {
 		t.Errorf("get_note window: %+v", env.ContentMetadata)
 	}
@@ -315,55 +257,256 @@ func checkWalks(t *testing.T, cs *mcp.ClientSession) {
 
 // checkErrors checks that bad arguments come back as tool errors naming
 // the argument, which an agent can read and correct.
-func checkErrors(t *testing.T, cs *mcp.ClientSession) {
+func checkErrors(t *testing.T, c *mcptoolstest.Client) {
 	t.Helper()
-	for _, c := range []struct{ tool, args, want string }{
+	for _, e := range []struct{ tool, args, want string }{
 		{"list_notes", `{"limit":-1}`, `argument "limit": -1 is below the minimum 1`},
 		{"search_knowledge", `{"query":"a","pageSize":2.5}`, `argument "pageSize": 2.5 is not a whole number`},
 		{"get_note", `{"id":"nope"}`, `not found`},
 		{"get_notes", `{"ids":["a"],"colour":"red"}`, `argument "colour": unknown argument`},
+		{"list_notes", `{"cursor":"gQEAAAAAAAAAAA"}`, `omit cursor to start`},
+		{"list_deploys", `{"limit":-1}`, `argument "limit": -1 is below the minimum 1`},
+		{"list_deploys", `{"service":7}`, `argument "service": 7 is an integer, want a string`},
+		{"list_deploys", `{"colour":"red"}`, `argument "colour": unknown argument`},
+		{"list_deploys", `{"cursor":"gQEAAAAAAAAAAA"}`, `argument "cursor": not a cursor this tool returned, or altered: pass pagination.nextCursor as it came, with the same arguments, or omit cursor to start over`},
+		{"list_deploys", `{"budget":5}`, `argument "budget": 5 is below the minimum 1000`},
 	} {
-		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c.tool, Arguments: json.RawMessage(c.args)})
-		if err != nil {
-			t.Fatalf("%s(%s): protocol error %v, want a tool error", c.tool, c.args, err)
-		}
-		if text := res.Content[0].(*mcp.TextContent).Text; !res.IsError || !strings.Contains(text, c.want) {
-			t.Errorf("%s(%s): isError %v, %q; want an error containing %q", c.tool, c.args, res.IsError, text, c.want)
+		if got := c.Error(e.tool, e.args); !strings.Contains(got, e.want) {
+			t.Errorf("%s(%s): %q; want an error containing %q", e.tool, e.args, got, e.want)
 		}
 	}
+	env, _ := c.Call("list_deploys", `{"status":"failed","limit":2}`)
+	foreign := fmt.Sprintf(`{"status":"succeeded","cursor":%q}`, env.Pagination.NextCursor)
+	if got := c.Error("list_deploys", foreign); !strings.Contains(got, "the cursor belongs to another query") {
+		t.Errorf("list_deploys(%s): %q; want the cursor named another query's", foreign, got)
+	}
 	// A limit over the maximum is clamped and said so, not rejected.
-	env, _ := callTool(t, cs, "list_notes", `{"limit":5000,"detail":"concise"}`)
-	if !env.Pagination.Clamped || env.Pagination.Limit != 200 {
-		t.Errorf("limit 5000: %+v; want clamped to 200", env.Pagination)
+	for _, l := range []struct {
+		tool string
+		max  int
+	}{{"list_notes", 200}, {"list_deploys", 100}} {
+		res := c.Raw(l.tool, `{"limit":5000}`)
+		if out := mcptoolstest.Text(res); res.IsError || !strings.Contains(out, fmt.Sprintf(`"limit":%d,`, l.max)) || !strings.Contains(out, `"clamped":true,"requestedLimit":5000`) {
+			t.Errorf("%s(limit 5000): %.300s; want clamped to %d", l.tool, out, l.max)
+		}
+	}
+}
+
+// churn writes between the pages of a walk, through the store st as
+// another writer would: a deploy and a note newer than all, one older
+// than all (the first three times: a walk must end), and a deploy and a
+// note of the middle deleted. It returns the keys deleted.
+func churn(t *testing.T, st *opened, i int) (deleted []string) {
+	t.Helper()
+	ctx := context.Background()
+	newest, oldest := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	add := []Deploy{{ID: int64(1000 + i), Service: "web", Version: "2.0.0", Status: "succeeded", Started: newest.Add(time.Duration(i) * time.Hour)}}
+	notes := []ports.Note{{ID: fmt.Sprintf("new/%02d", i), Title: "New", Content: "links [[Home]]", Links: []ports.Link{{Target: "Home"}},
+		CreatedAt: newest, UpdatedAt: newest.Add(time.Duration(i) * time.Hour)}}
+	if i <= 3 {
+		add = append(add, Deploy{ID: int64(2000 + i), Service: "web", Version: "0.1.0", Status: "succeeded", Started: oldest.Add(-time.Duration(i) * time.Hour)})
+		notes = append(notes, ports.Note{ID: fmt.Sprintf("old/%02d", i), Title: "Old", Content: "links [[Home]]", Links: []ports.Link{{Target: "Home"}},
+			CreatedAt: oldest, UpdatedAt: oldest.Add(-time.Duration(i) * time.Hour)})
+	}
+	if _, err := st.db.NewInsert().Model(&add).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	if err := st.db.NewSelect().Model((*Deploy)(nil)).Column("id").Order("started DESC", "id DESC").Scan(ctx, &ids); err != nil {
+		t.Fatal(err)
+	}
+	victim := ids[len(ids)/2]
+	if _, err := st.db.NewDelete().Model((*Deploy)(nil)).Where("id = ?", victim).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range notes {
+		if err := st.store.PutNote(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	refs, err := st.store.Backlinks(ctx, "Home", bounded.Page{Limit: ports.BacklinksLimits.Max})
+	if err != nil {
+		t.Fatal(err)
+	}
+	note := refs.Items[len(refs.Items)/2].ID
+	if err := st.store.DeleteNote(ctx, note); err != nil {
+		t.Fatal(err)
+	}
+	return []string{fmt.Sprint(victim), mustJSON(note)}
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// checkWrites walks list_deploys, list_notes and get_backlinks by cursor,
+// under tight budgets, while st's deploys and notes change between pages:
+// every result there throughout comes once, in order. It changes the
+// data: run it last.
+func checkWrites(t *testing.T, c *mcptoolstest.Client, st *opened) {
+	t.Helper()
+	churns := 0
+	for _, w := range []struct{ tool, whole, paged string }{
+		{"list_deploys", `{"limit":100}`, `{"limit":9,"budget":1500}`},
+		{"list_notes", `{"limit":200}`, `{"limit":4,"budget":1500}`},
+		{"get_backlinks", `{"id":"Home","limit":200}`, `{"id":"Home","limit":4,"budget":1500}`},
+	} {
+		before, _ := c.Walk(w.tool, w.whole, 0, nil)
+		deleted := map[string]bool{}
+		between := func() {
+			churns++
+			for _, k := range churn(t, st, churns) {
+				deleted[k] = true
+			}
+		}
+		got, cuts := c.WalkByCursor(w.tool, w.paged, 1500, between)
+		throughout := slices.DeleteFunc(keys(t, before), func(k string) bool { return deleted[k] })
+		mcptoolstest.ExactlyOnce(t, w.tool+" by cursor under writes", keys(t, got), throughout)
+		if cuts == 0 {
+			t.Errorf("%s(%s): no response was cut", w.tool, w.paged)
+		}
+	}
+}
+
+// checkLongLine reads a note whose line of 65,316 characters is longer
+// than any response, following nextLines (with its charOffset) under a
+// small budget and the default one: every character arrives.
+func checkLongLine(t *testing.T, c *mcptoolstest.Client, st *opened) {
+	t.Helper()
+	var b strings.Builder
+	for i := range 7 {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	var long []rune
+	for len(long) < 65_316 {
+		long = append(long, []rune(`日本語のテキストと"引用" and ASCII `)...)
+	}
+	b.WriteString(string(long[:65_316]) + "\nline 8\n")
+	note := ports.Note{ID: "wide", Title: "Wide", Content: b.String(), CreatedAt: time.Now().UTC(), UpdatedAt: time.Now().UTC()}
+	if err := st.store.PutNote(context.Background(), note); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range []string{`{"id":"wide","budget":3000}`, `{"id":"wide"}`} {
+		budget := 0
+		fmt.Sscanf(args, `{"id":"wide","budget":%d}`, &budget)
+		var read strings.Builder
+		for calls := 0; args != ""; calls++ {
+			if calls > 200 {
+				t.Fatal("get_note: no end after 200 calls")
+			}
+			env, out := c.Call("get_note", args)
+			if n := utf8.RuneCountInString(out); budget > 0 && n > budget {
+				t.Fatalf("get_note(%s): %d characters, over the budget %d", args, n, budget)
+			}
+			var n struct {
+				Content     *string
+				ContentClip *bounded.ClipInfo
+				NextLines   json.RawMessage
+			}
+			if len(env.Results) != 1 || json.Unmarshal(env.Results[0], &n) != nil || n.Content == nil {
+				t.Fatalf("get_note(%s): %.500s", args, out)
+			}
+			text := *n.Content
+			if n.ContentClip != nil {
+				text = text[:strings.LastIndex(text, "…[truncated ")]
+			}
+			if text == "" {
+				t.Fatalf("get_note(%s): none of the note's text: %.500s", args, out)
+			}
+			read.WriteString(text)
+			args = string(n.NextLines)
+		}
+		if read.String() != note.Content {
+			t.Errorf("budget %d: read %d characters of the note's %d", budget, utf8.RuneCountInString(read.String()), utf8.RuneCountInString(note.Content))
+		}
 	}
 }
 
 func TestInProcess(t *testing.T) {
-	cs := inProcess(t, config{db: filepath.Join(t.TempDir(), "b.db"), code: codeTree(t), mode: "balanced"})
-	checkTools(t, cs)
-	checkWalks(t, cs)
-	checkErrors(t, cs)
+	c, st := inProcess(t, config{db: filepath.Join(t.TempDir(), "b.db"), code: codeTree(t), mode: "balanced"})
+	checkAll(t, c, st)
 }
 
+// checkAll runs every check on the demo server c, whose store st is.
+func checkAll(t *testing.T, c *mcptoolstest.Client, st *opened) {
+	t.Helper()
+	checkTools(t, c, 45_000)
+	checkEveryTool(t, c)
+	checkWalks(t, c)
+	checkErrors(t, c)
+	checkLongLine(t, c, st)
+	checkWrites(t, c, st)
+}
+
+// TestSubprocess runs the built server over stdio, as an MCP client does,
+// and writes to its SQLite database from this process between pages.
 func TestSubprocess(t *testing.T) {
-	cs := subprocess(t, "-db", filepath.Join(t.TempDir(), "b.db"), "-code", codeTree(t))
-	checkTools(t, cs)
-	checkWalks(t, cs)
-	checkErrors(t, cs)
+	if testing.Short() {
+		t.Skip("builds and runs the server binary")
+	}
+	bin := build(t)
+	code := codeTree(t)
+	t.Run("demo", func(t *testing.T) {
+		db := filepath.Join(t.TempDir(), "b.db")
+		c := start(t, bin, nil, "-db", db, "-code", code)
+		st, err := open(context.Background(), config{db: db})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.close()
+		checkAll(t, c, st)
+	})
+	t.Run("MAX_MCP_OUTPUT_TOKENS", func(t *testing.T) {
+		c := start(t, bin, []string{mcptools.EnvMaxOutputTokens + "=2000"}, "-db", filepath.Join(t.TempDir(), "b.db"), "-code", "-")
+		checkMaxTokens(t, c, 1800, 45_000) // 2,000 with the default margin
+	})
+}
+
+// checkMaxTokens checks that every tool allows tokens tokens and chars
+// characters, in its schema, its _meta and its responses.
+func checkMaxTokens(t *testing.T, c *mcptoolstest.Client, tokens, chars int) {
+	t.Helper()
+	for name, tl := range c.Tools {
+		props := tl.InputSchema.(map[string]any)["properties"].(map[string]any)
+		if got := props["budgetTokens"].(map[string]any)["maximum"]; got != float64(tokens) {
+			t.Errorf("%s: budgetTokens maximum %v, want %d", name, got, tokens)
+		}
+		if got := tl.Meta[mcptools.MetaMaxResultSizeChars]; got != float64(chars) {
+			t.Errorf("%s: _meta %s %v, want %d", name, mcptools.MetaMaxResultSizeChars, got, chars)
+		}
+	}
+	for _, call := range [][2]string{{"list_deploys", `{"limit":100}`}, {"list_notes", `{"limit":200}`}} {
+		env, _ := c.Call(call[0], call[1])
+		if tr := env.Truncation; tr.LimitTokens != tokens || tr.EstimatedTokens > tokens || tr.LimitChars != chars || tr.Reason != bounded.ReasonTokenLimit {
+			t.Errorf("%s(%s): truncation %+v; want cut at %d tokens", call[0], call[1], tr, tokens)
+		}
+	}
+}
+
+// TestMaxOutputTokens: with -budget, whose margin is 1, the limit is
+// MAX_MCP_OUTPUT_TOKENS itself.
+func TestMaxOutputTokens(t *testing.T) {
+	t.Setenv(mcptools.EnvMaxOutputTokens, "2000")
+	c, _ := inProcess(t, config{code: "-", mode: "balanced", budget: 30_000})
+	checkMaxTokens(t, c, 2000, 30_000)
 }
 
 func TestPrivateMode(t *testing.T) {
-	cs := inProcess(t, config{code: codeTree(t), mode: "private"})
-	for _, c := range []struct{ tool, args string }{
+	c, _ := inProcess(t, config{code: codeTree(t), mode: "private"})
+	for _, call := range []struct{ tool, args string }{
 		{"get_note", `{"id":"projects/atlas/design"}`},
 		{"search_knowledge", `{"query":"atlas"}`},
 		{"get_response_history", `{"endpointId":"orders-api"}`},
 		{"search_code", `{"query":"parse token"}`},
 	} {
-		_, text := callTool(t, cs, c.tool, c.args)
+		_, text := c.Call(call.tool, call.args)
 		for _, s := range []string{"Pages of 100 items", "Atlas is the new storage service", `"orders":`, "line 1: parse"} {
 			if strings.Contains(text, s) {
-				t.Errorf("private %s returns content %q", c.tool, s)
+				t.Errorf("private %s returns content %q", call.tool, s)
 			}
 		}
 	}
@@ -377,7 +520,7 @@ func TestPostgres(t *testing.T) {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("BOUNDED_PG_DSN is not set")
 		}
-		t.Skip("BOUNDED_PG_DSN is not set")
+		t.Skip("BOUNDED_PG_DSN is not set: set it to a Postgres database, e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable")
 	}
 	admin := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn)))
 	schema := fmt.Sprintf("bounded_mcp_test_%d", time.Now().UnixNano())
@@ -400,32 +543,35 @@ func TestPostgres(t *testing.T) {
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
 
-	cs := inProcess(t, config{pg: u.String(), code: codeTree(t), mode: "balanced"})
-	checkTools(t, cs)
-	checkWalks(t, cs)
+	c, st := inProcess(t, config{pg: u.String(), code: codeTree(t), mode: "balanced"})
+	checkTools(t, c, 45_000)
+	checkWalks(t, c)
+	checkLongLine(t, c, st)
+	checkWrites(t, c, st)
 }
 
-// TestCursorHints walks list_notes and search_knowledge through a server
-// started with -cursor-hints: next continues by cursor, and the walk
-// returns every result once.
+// TestCursorHints walks through a server started with -cursor-hints:
+// next continues by cursor, and the walk returns every result once.
 func TestCursorHints(t *testing.T) {
 	cfg, err := parseFlags([]string{"-cursor-hints", "-code", "-"}, io.Discard)
 	if err != nil || !cfg.cursorHints {
 		t.Fatalf("parseFlags(-cursor-hints): %+v, %v", cfg, err)
 	}
-	cs := inProcess(t, cfg)
-	env, _ := callTool(t, cs, "list_notes", `{"limit":3,"detail":"concise"}`)
-	if !strings.Contains(string(env.Next), `"cursor":`) {
-		t.Fatalf("list_notes next %s: want a cursor", env.Next)
-	}
-	for _, c := range []struct{ tool, whole, paged string }{
+	c, _ := inProcess(t, cfg)
+	for _, w := range []struct{ tool, whole, paged string }{
 		{"list_notes", `{"limit":200,"detail":"concise"}`, `{"limit":3,"detail":"concise"}`},
 		{"search_knowledge", `{"query":"a","pageSize":1000,"detail":"concise"}`, `{"query":"a","pageSize":4,"detail":"concise"}`},
+		{"list_deploys", `{"limit":100}`, `{"limit":7,"budget":1500}`},
 	} {
-		all, _ := walk(t, cs, c.tool, c.whole, 0)
-		got, _ := walk(t, cs, c.tool, c.paged, 0)
-		if !slices.Equal(all, got) || len(all) < 5 {
-			t.Errorf("%s walked by cursor: %d results, the whole set %d:\ngot  %q\nwant %q", c.tool, len(got), len(all), got, all)
+		env, _ := c.Call(w.tool, w.paged)
+		if !strings.Contains(string(env.Next), `"cursor":`) {
+			t.Errorf("%s next %s: want a cursor", w.tool, env.Next)
 		}
+		all, _ := c.Walk(w.tool, w.whole, 0, nil)
+		got, _ := c.Walk(w.tool, w.paged, 0, nil)
+		if len(all) < 5 {
+			t.Errorf("%s: %d results", w.tool, len(all))
+		}
+		mcptoolstest.ExactlyOnce(t, w.tool+" by cursor", keys(t, got), keys(t, all))
 	}
 }
