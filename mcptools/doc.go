@@ -18,9 +18,10 @@
 // given the paging arguments of [Options.Paging] (limit, offset and cursor,
 // or page, pageSize, offset and cursor), budget and budgetTokens, each
 // with its minimum, maximum and default. The handler returns a source
-// ([bounded.FromSlice], [bounded.FromFunc], a bunpage query) and
-// [bounded.Respond] pages it: cursors bound to the tool and the
-// arguments, a total, and a budget no response exceeds.
+// ([bounded.FromSlice], [bounded.FromFunc], a bunpage query), paged as
+// [bounded.Respond] pages: cursors bound to the tool and the arguments, a
+// total, and a budget no response exceeds. Package mcptoolstest checks
+// such a server through the SDK's client.
 //
 // # Results
 //
