@@ -308,8 +308,8 @@ func TestListTools(t *testing.T) {
 		if got := tl.Meta[mcptools.MetaMaxResultSizeChars]; got != float64(45_000) {
 			t.Errorf("%s: _meta %s %v, want 45000", name, mcptools.MetaMaxResultSizeChars, got)
 		}
-		if tl.Annotations == nil || !tl.Annotations.ReadOnlyHint || !tl.Annotations.IdempotentHint {
-			t.Errorf("%s: annotations %+v, want read-only and idempotent", name, tl.Annotations)
+		if out := string(mustJSON(tl.OutputSchema)); !strings.Contains(out, `"required":["results","pagination","truncation"]`) {
+			t.Errorf("%s: output schema %s, want an envelope's keys required", name, out)
 		}
 	}
 	// The output schemas are short: tools/list sends one a tool.

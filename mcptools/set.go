@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/boundedkit/bounded"
@@ -11,9 +12,8 @@ import (
 )
 
 // AddSet adds every tool of set to s, beside the server's own tools, with
-// the tool's name, description and input schema, the output schema of an
-// envelope (its results of any type), the read-only and idempotent
-// annotations, and [MetaMaxResultSizeChars] from its budget argument's
+// the tool's name, description and input schema, a short output schema of
+// an envelope (the keys every one has), and [MetaMaxResultSizeChars] from its budget argument's
 // maximum. A call's arguments go to the tool's handler as they came: its
 // own strict parsing answers bad input. Results and errors are as
 // [AddTool]'s.
@@ -22,7 +22,7 @@ import (
 // through [ClientBudget]; should the set allow more tokens, AddSet lowers
 // each call's budgetTokens to the limit.
 func AddSet(s *mcp.Server, set *tools.Set) {
-	out := envelopeSchema(nil)
+	out := setOutputSchema
 	for _, t := range set.Tools() {
 		chars, tokens := schemaMax(t.InputSchema, "budget"), schemaMax(t.InputSchema, "budgetTokens")
 		meta := mcp.Meta{}
@@ -31,7 +31,6 @@ func AddSet(s *mcp.Server, set *tools.Set) {
 		}
 		s.AddTool(&mcp.Tool{
 			Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: out, Meta: meta,
-			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true},
 		}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			env, err := t.Handler(ctx, capTokens(req.Params.Arguments, tokens))
 			if err != nil {
@@ -98,3 +97,9 @@ func schemaMax(s json.RawMessage, name string) int {
 	}
 	return int(*sc.Properties[name].Maximum)
 }
+
+// setOutputSchema is the output schema of the set's tools: an envelope,
+// whose results, pagination and truncation are always there. It is kept
+// short, as tools/list repeats it for each of the set's tools; the set's
+// instructions describe the envelope once.
+var setOutputSchema = &jsonschema.Schema{Type: "object", Required: []string{"results", "pagination", "truncation"}}

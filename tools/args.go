@@ -101,6 +101,9 @@ type param struct {
 	hasMin, hasMax bool
 	min, max       int
 	clamp          bool
+	// ceiling: the default is the maximum (a budget), which the schema
+	// does not repeat.
+	ceiling bool
 	// fmin and fmax bound a number: fmin < value <= fmax.
 	fmin, fmax float64
 	def        any
@@ -435,6 +438,9 @@ type propSchema struct {
 	Default          any         `json:"default,omitempty"`
 }
 
+// The schema leaves out what it would repeat in every tool without news:
+// a maximum of bounded.MaxOffset (every integer argument's), a default of
+// 0, and a ceiling's default (its maximum).
 func (p param) schema() propSchema {
 	s := propSchema{Type: kindNames[p.kind], Description: p.desc, Enum: p.enum, Default: p.def}
 	switch p.kind {
@@ -442,8 +448,11 @@ func (p param) schema() propSchema {
 		if p.hasMin {
 			s.Minimum = p.min
 		}
-		if p.hasMax {
+		if p.hasMax && p.max != bounded.MaxOffset {
 			s.Maximum = p.max
+		}
+		if d, ok := p.def.(int); ok && (d == 0 || p.ceiling) {
+			s.Default = nil
 		}
 	case kindNumber:
 		s.ExclusiveMinimum, s.Maximum = p.fmin, p.fmax

@@ -95,8 +95,8 @@ func TestBudgetTokensSchema(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := s.Properties["budgetTokens"]
-		if p == nil || p["type"] != "integer" || p["minimum"] != float64(tools.MinBudgetTokens) || p["maximum"] != float64(limit) || p["default"] != float64(limit) {
-			t.Errorf("%s: budgetTokens %v; want an integer from %d to %d, default %d", tl.Name, p, tools.MinBudgetTokens, limit, limit)
+		if p == nil || p["type"] != "integer" || p["minimum"] != float64(tools.MinBudgetTokens) || p["maximum"] != float64(limit) {
+			t.Errorf("%s: budgetTokens %v; want an integer from %d to %d", tl.Name, p, tools.MinBudgetTokens, limit)
 		}
 	}
 	if ins := set.Instructions(); !strings.Contains(ins, bounded.FormatCount(limit)+" tokens; the budget and budgetTokens arguments lower that") {

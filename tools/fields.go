@@ -12,11 +12,8 @@ import (
 	"github.com/boundedkit/bounded"
 )
 
-// maxFields is the most names a fields argument may hold.
-const maxFields = 32
-
 // fieldsParam is the fields argument of every tool.
-var fieldsParam = param{name: "fields", kind: kindStrings, maxItems: maxFields}
+var fieldsParam = param{name: "fields", kind: kindStrings}
 
 // resultFields returns the JSON names of the fields of a result type, in
 // the order it encodes them (embedded structs' fields in place).

@@ -61,7 +61,7 @@ func single[T any](item T) bounded.Paged[T] {
 func (s *Set) addNotes() {
 	notes := s.cfg.Notes
 	s.add(spec{name: "get_note",
-		desc: "Read one note by id (its vault path without extension, e.g. \"projects/alpha\"): title, tags, dates and a window of its lines.",
+		desc: "Read one note by id (its vault path without extension): title, tags, dates and a window of its lines.",
 		params: append(append([]param{idParam("The note's id.")}, windowParams()...),
 			param{name: "charOffset", kind: kindInt, hasMin: true, hasMax: true, max: bounded.MaxOffset, def: 0, sentinel: bounded.ErrInvalidWindow,
 				desc: "Characters of line lineOffset already read."}),
@@ -127,7 +127,7 @@ func (s *Set) addNotes() {
 	})
 
 	s.add(spec{name: "list_notes", paged: true, limits: ports.ListNotesLimits,
-		desc: "List the vault's notes, most recently updated first (ties by id), optionally only those with a tag or in a folder.",
+		desc: "List the vault's notes, most recently updated first.",
 		params: []param{
 			strParam("tag", "Only notes with this tag."),
 			strParam("folder", "Only notes in this folder or below."),
@@ -205,7 +205,7 @@ func (s *Set) addNotes() {
 	})
 
 	s.add(spec{name: "get_descendants", paged: true, limits: ports.DescendantsLimits,
-		desc: "List the notes below a note in the hierarchy down to maxDepth levels, each once at its shortest depth, by depth, then title.",
+		desc: "List the notes below a note down to maxDepth levels, each once at its shortest depth, by depth, then title.",
 		params: []param{
 			idParam("The top note's id."),
 			{name: "maxDepth", kind: kindInt, hasMin: true, min: 1, hasMax: true, max: ports.MaxDescendantDepth, def: ports.DefaultDescendantDepth,
@@ -224,7 +224,7 @@ func (s *Set) addNotes() {
 	})
 
 	s.add(spec{name: "get_related_notes", paged: true, limits: ports.RelatedNotesLimits,
-		desc:   "List the notes related to a note: sharing tags or link targets, or linked with it either way; most related first (score = shared tags + shared links + 2 when linked).",
+		desc:   "List the notes related to a note, most related first: score = shared tags + shared link targets + 2 when linked either way.",
 		params: []param{idParam("The note's id.")},
 	}, func(ctx context.Context, r *request) ([]byte, error) {
 		page, err := notes.RelatedNotes(ctx, r.in.str("id"), r.page)

@@ -11,7 +11,7 @@ import (
 func (s *Set) addKnowledge() {
 	kn := s.cfg.Knowledge
 	s.add(spec{name: "search_knowledge", paged: true, paging: bounded.ByPage, limits: ports.SearchNodesLimits,
-		desc: "Search the knowledge graph's entities for one or more queries, each entity once. exact: the name, type or an observation contains a query (case-insensitive), newest first. fuzzy: the name is similar to a query (trigram similarity at least threshold), most similar first.",
+		desc: "Search the knowledge graph's entities for one or more queries, each entity once. exact: name, type or an observation contains a query (case-insensitive), newest first; fuzzy: name similar to a query (trigram similarity at least threshold), most similar first.",
 		params: []param{
 			strParam("query", "Text to search for."),
 			listParam("queries", fmt.Sprintf("Several texts to search for at once, instead of query (at most %d).", ports.MaxQueries), ports.MaxQueries),

@@ -208,11 +208,11 @@ func (s *Set) add(sp spec, h handler) {
 		}
 	}
 	sp.params = append(sp.params,
-		param{name: "budget", kind: kindInt, hasMin: true, min: MinBudget, hasMax: true, max: limit, clamp: true, def: limit,
+		param{name: "budget", kind: kindInt, hasMin: true, min: MinBudget, hasMax: true, max: limit, clamp: true, def: limit, ceiling: true,
 			sentinel: bounded.ErrInvalidBudget},
-		param{name: "budgetTokens", kind: kindInt, hasMin: true, min: min(MinBudgetTokens, tokens), hasMax: true, max: tokens, clamp: true, def: tokens,
+		param{name: "budgetTokens", kind: kindInt, hasMin: true, min: min(MinBudgetTokens, tokens), hasMax: true, max: tokens, clamp: true, def: tokens, ceiling: true,
 			sentinel: bounded.ErrInvalidBudget},
-		param{name: "detail", kind: kindString, enum: []string{"concise", "detailed"}, def: "detailed"},
+		param{name: "detail", kind: kindString, enum: []string{"concise", "detailed"}},
 		fieldsParam,
 	)
 	t := Tool{Name: sp.name, Description: sp.desc, InputSchema: sp.schemaFor(), Paging: sp.paging}

@@ -799,10 +799,15 @@ func TestSchemas(t *testing.T) {
 		if tl.Limits == (bounded.Limits{}) {
 			paging = []string{"maxLines", "lineOffset"}
 		}
+		// Sizes have a minimum, a maximum and a default; offsets and page
+		// numbers a minimum of 0 (their maximum is every integer's, their
+		// default 0); budgets a minimum and a maximum (their default).
 		for _, name := range append(paging, "budget") {
 			p := s.Properties[name]
-			if p == nil || p["type"] != "integer" || p["minimum"] == nil || p["maximum"] == nil || p["default"] == nil {
-				t.Errorf("%s: %s: %v; want an integer with minimum, maximum and default", tl.Name, name, p)
+			size := name == "limit" || name == "pageSize" || name == "maxLines"
+			budget := name == "budget"
+			if p == nil || p["type"] != "integer" || p["minimum"] == nil || (size || budget) != (p["maximum"] != nil) || size != (p["default"] != nil) {
+				t.Errorf("%s: %s: %v; want an integer with a minimum, and a maximum and default as it is a size, an offset or a budget", tl.Name, name, p)
 			}
 		}
 		if l := tl.Limits; l != (bounded.Limits{}) {

@@ -170,7 +170,7 @@ func newServer(ctx context.Context, cfg config, stderr io.Writer) (*mcp.Server, 
 		return nil, nil, err
 	}
 	server := mcp.NewServer(&mcp.Implementation{Name: "bounded", Title: "bounded agent tools", Version: "0.1.0"},
-		&mcp.ServerOptions{Instructions: mcptools.Instructions})
+		&mcp.ServerOptions{Instructions: set.Instructions()})
 	mcptools.AddSet(server, set)
 	paging := bounded.ByOffset
 	if cfg.cursorHints {

@@ -146,17 +146,21 @@ func checkTools(t *testing.T, c *mcptoolstest.Client, chars int) {
 		default:
 			paging = []string{"maxLines", "lineOffset"}
 		}
+		// Sizes have a minimum, a maximum and a default; offsets a minimum
+		// (their default is 0); budgets a minimum and a maximum.
 		for _, arg := range append(paging, "budget", "budgetTokens") {
 			p, _ := props[arg].(map[string]any)
-			if p["type"] != "integer" || p["minimum"] == nil || p["maximum"] == nil || p["default"] == nil {
-				t.Errorf("%s: argument %s: %v; want an integer with minimum, maximum and default", name, arg, p)
+			size := arg == "limit" || arg == "pageSize" || arg == "maxLines"
+			offset := arg == "offset" || arg == "page" || arg == "lineOffset"
+			if p["type"] != "integer" || p["minimum"] == nil || !offset && p["maximum"] == nil || size && p["default"] == nil {
+				t.Errorf("%s: argument %s: %v; want an integer with a minimum, and a maximum and default as its kind has", name, arg, p)
 			}
 		}
 		if got := tl.Meta[mcptools.MetaMaxResultSizeChars]; got != float64(chars) {
 			t.Errorf("%s: _meta %s %v, want %d", name, mcptools.MetaMaxResultSizeChars, got, chars)
 		}
-		if tl.Annotations == nil || !tl.Annotations.ReadOnlyHint {
-			t.Errorf("%s: annotations %+v, want read-only", name, tl.Annotations)
+		if tl.OutputSchema == nil {
+			t.Errorf("%s: no output schema", name)
 		}
 	}
 	res, err := c.Session.ListTools(context.Background(), nil)
