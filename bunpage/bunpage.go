@@ -37,8 +37,8 @@ import (
 	"github.com/uptrace/bun/dialect"
 )
 
-// ErrInvalidSource is returned by [New], wrapped with the reason, for a
-// nil database or query or an order it cannot page by.
+// ErrInvalidSource is returned by [New], wrapped with the reason, for
+// arguments it cannot page: see New.
 var ErrInvalidSource = errors.New("bunpage: invalid source")
 
 // ErrNoTieBreaker is returned by [New] (wrapped with [ErrInvalidSource])

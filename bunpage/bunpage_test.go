@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -316,7 +317,8 @@ func checkPage(rows bounded.Rows[book], size int) error {
 // TestWalks reads the books of one shelf in every order, in pages of 1,
 // 2, 3 and 7, by offset, by cursor forward and backward, and through
 // bounded.FetchPage's cursors both ways, and compares each walk with the
-// same order computed in Go.
+// same order computed in Go; each order with the engine's SQL and with
+// the portable SQL.
 func TestWalks(t *testing.T) {
 	forEngines(t, func(t *testing.T, db *bun.DB) {
 		ctx := t.Context()
@@ -324,20 +326,28 @@ func TestWalks(t *testing.T) {
 		for _, o := range orders {
 			want := o.sorted(books, "a")
 			src := o.source(t, db, "a")
-			t.Run(o.name, func(t *testing.T) {
-				for _, size := range []int{1, 2, 3, 7} {
-					got, err := walkOffset(ctx, src, size)
-					check(t, fmt.Sprintf("offset/size=%d", size), got, err, want)
-					got, err = walkCursor(ctx, src, size)
-					check(t, fmt.Sprintf("cursor/size=%d", size), got, err, want)
-					last := want[len(want)-1]
-					got, err = walkBack(ctx, src, size, o.keys(last))
-					check(t, fmt.Sprintf("backward/size=%d", size), append(got, last), err, want)
-					fwd, back, err := walkPages(ctx, src, size, len(want))
-					check(t, fmt.Sprintf("FetchPage/next/size=%d", size), fwd, err, want)
-					check(t, fmt.Sprintf("FetchPage/prev/size=%d", size), back, err, want)
-				}
-			})
+			// portable: the SQL of engines without NULLS FIRST/LAST or
+			// row values.
+			for _, v := range []struct {
+				name string
+				src  *bunpage.Source[book]
+			}{{o.name, src}, {o.name + "/portable", bunpage.Portable(src)}} {
+				src := v.src
+				t.Run(v.name, func(t *testing.T) {
+					for _, size := range []int{1, 2, 3, 7} {
+						got, err := walkOffset(ctx, src, size)
+						check(t, fmt.Sprintf("offset/size=%d", size), got, err, want)
+						got, err = walkCursor(ctx, src, size)
+						check(t, fmt.Sprintf("cursor/size=%d", size), got, err, want)
+						last := want[len(want)-1]
+						got, err = walkBack(ctx, src, size, o.keys(last))
+						check(t, fmt.Sprintf("backward/size=%d", size), append(got, last), err, want)
+						fwd, back, err := walkPages(ctx, src, size, len(want))
+						check(t, fmt.Sprintf("FetchPage/next/size=%d", size), fwd, err, want)
+						check(t, fmt.Sprintf("FetchPage/prev/size=%d", size), back, err, want)
+					}
+				})
+			}
 		}
 		// Items come back whole, as the model scans them.
 		got, err := walkOffset(ctx, orders[0].source(t, db, "a"), 7)
@@ -543,7 +553,7 @@ func TestSnapshot(t *testing.T) {
 			if err := add(1); err != nil {
 				t.Fatal(err)
 			}
-			stop, done := make(chan struct{}), make(chan error)
+			stop, done := make(chan struct{}), make(chan error, 1)
 			go func() {
 				for id := int64(2); ; id++ {
 					select {
@@ -558,28 +568,33 @@ func TestSnapshot(t *testing.T) {
 					}
 				}
 			}()
+			stopWriter := sync.OnceValue(func() error { close(stop); return <-done })
+			defer stopWriter()
 			src, err := bunpage.New(db, db.NewSelect().Model((*book)(nil)), fields["id"].col().Desc().Unique())
 			if err != nil {
 				t.Fatal(err)
 			}
-			var counts []int
-			for range 300 {
+			// At least 300 reads, and on until the writer has written 20
+			// books during them (for 10 s at most, on a busy machine).
+			first, last, reads := -1, -1, 0
+			for deadline := time.Now().Add(10 * time.Second); (reads < 300 || last-first < 20) && time.Now().Before(deadline); reads++ {
 				rows, err := src.Fetch(ctx, bounded.Request{Limit: 1})
 				if err != nil {
 					t.Fatal(err)
 				}
 				if len(rows.Items) != 1 || int(rows.Items[0].ID) != rows.Count {
-					t.Errorf("newest %v, count %d: not one snapshot", ids(rows.Items), rows.Count)
-					break
+					t.Fatalf("newest %v, count %d: not one snapshot", ids(rows.Items), rows.Count)
 				}
-				counts = append(counts, rows.Count)
+				if first < 0 {
+					first = rows.Count
+				}
+				last = rows.Count
 			}
-			close(stop)
-			if err := <-done; err != nil {
+			if err := stopWriter(); err != nil {
 				t.Fatal(err)
 			}
-			if len(counts) > 0 && counts[0] == counts[len(counts)-1] {
-				t.Errorf("the count stayed %d: the writer did not write during the reads", counts[0])
+			if last-first < 20 {
+				t.Errorf("the count went from %d to %d in %d reads: the writer hardly wrote during them", first, last, reads)
 			}
 		})
 	}
