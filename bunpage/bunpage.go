@@ -207,6 +207,13 @@ func (s *Source[T]) Fetch(ctx context.Context, r bounded.Request) (bounded.Rows[
 	if r.Backward() {
 		slices.Reverse(items)
 	}
+	var cur []any
+	if r.At != nil {
+		cur = r.At.Keys
+	}
+	if err := s.checkOrder(items, cur, r.Backward()); err != nil {
+		return bounded.Rows[T]{}, err
+	}
 	return bounded.Rows[T]{Items: items, More: more, Count: int(count), Keys: s.keys}, nil
 }
 
