@@ -130,8 +130,22 @@ func checkFitted[T any](t *testing.T, name string, b Budget, in FitInput[T], fd 
 	if want := in.Call.Hint(fd.Page, in.Hints); fd.Hint != want {
 		t.Errorf("%s: hint\ngot  %q\nwant %q", name, fd.Hint, want)
 	}
-	if want, _ := in.Call.Next(fd.Page); !reflect.DeepEqual(fd.Next, want) {
-		t.Errorf("%s: next\ngot  %v\nwant %v", name, fd.Next, want)
+	// next is the whole next call, but for the caller's arguments it keeps.
+	wantNext, _ := in.Call.Next(fd.Page)
+	wantNext = slices.DeleteFunc(slices.Clone(wantNext), func(a Arg) bool {
+		_, caller := in.Call.Args.Get(a.Name)
+		return caller && slices.Contains(fd.NextKeeps, a.Name)
+	})
+	if len(wantNext) == 0 {
+		wantNext = nil
+	}
+	if !reflect.DeepEqual(fd.Next, wantNext) {
+		t.Errorf("%s: next\ngot  %v\nwant %v", name, fd.Next, wantNext)
+	}
+	for _, k := range fd.NextKeeps {
+		if v, ok := in.Call.Args.Get(k); !ok || len(fmt.Sprint(v)) < 100 {
+			t.Errorf("%s: nextKeeps %q, not a long argument of the call", name, k)
+		}
 	}
 	cut := fd.Kept < n
 	if tr.Reason != ReasonSingleResultTooLarge && cut != (tr.Reason == ReasonCharacterLimit || tr.Reason == ReasonTokenLimit) {
@@ -153,6 +167,7 @@ func checkFitted[T any](t *testing.T, name string, b Budget, in FitInput[T], fd 
 		Truncation:      &tr,
 		Hint:            fd.Hint,
 		Next:            fd.Next,
+		NextKeeps:       fd.NextKeeps,
 		ContentMetadata: in.Window,
 	}
 	var want bytes.Buffer
@@ -1340,5 +1355,41 @@ func TestFitLeanPagination(t *testing.T) {
 	fd, err := Fit(Budget{MaxChars: 5000, Margin: 1}, FitInput[named]{Page: page, Call: searchCall})
 	if err != nil || fd.Page.PrevCursor == "" || fd.Page.NextCursor == "" {
 		t.Errorf("a roomy budget: %+v, %v; want both cursors", fd.Page, err)
+	}
+}
+
+// TestFitNextKeepsLongArguments: a caller's argument too long to repeat
+// in every response (over an eighth of the budget and MaxNextValue) is
+// left out of next and named in nextKeeps; with room, next is whole.
+func TestFitNextKeepsLongArguments(t *testing.T) {
+	ids := make([]string, 100)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("projects/notes-%03d", i)
+	}
+	call := Call{Tool: "get_notes", Args: Args{{"ids", ids}, {"maxLines", 5}}, DefaultLimit: 10}
+	page := pageOf(docs(10), 0, 10, 100)
+	for _, tc := range []struct {
+		b     Budget
+		keeps []string
+	}{
+		{Budget{MaxChars: 3000, Margin: 1}, []string{"ids"}},
+		{Budget{}, nil},
+	} {
+		in := FitInput[doc]{Page: page, Call: call}
+		fd, err := Fit(tc.b, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkFitted(t, fmt.Sprintf("budget %d", tc.b.MaxChars), tc.b, in, fd)
+		_, hasIDs := fd.Next.Get("ids")
+		if !slices.Equal(fd.NextKeeps, tc.keeps) || hasIDs != (tc.keeps == nil) {
+			t.Errorf("budget %d: next %v, nextKeeps %v; want nextKeeps %v", tc.b.MaxChars, fd.Next, fd.NextKeeps, tc.keeps)
+		}
+		if _, ok := fd.Next.Get("maxLines"); !ok {
+			t.Errorf("budget %d: next %v lost a short argument", tc.b.MaxChars, fd.Next)
+		}
+		if tc.keeps != nil && !bytes.Contains(fd.JSON, []byte(`,"nextKeeps":["ids"]`)) {
+			t.Errorf("budget %d: %s does not say nextKeeps", tc.b.MaxChars, fd.JSON)
+		}
 	}
 }

@@ -15,7 +15,9 @@ import (
 // says whether a budget cut or clipped anything, and Truncation reports the
 // budget's usage either way. Hint is the sentence of [Call.Hint] and Next the
 // whole argument list of the call that fetches the rest ([Call.Next]); both
-// are left out when empty, Next on the last page. ContentMetadata describes
+// are left out when empty, Next on the last page. NextKeeps names the
+// caller's arguments that Next leaves out, too long to repeat in every
+// response: the next call passes them again as they were. ContentMetadata describes
 // the line window of a document, when there is one.
 //
 // [Fit] writes an Envelope's bytes directly. Encoding an Envelope with a
@@ -29,6 +31,7 @@ type Envelope[T any] struct {
 	Truncation      *Truncation `json:"truncation,omitempty"`
 	Hint            string      `json:"hint,omitempty"`
 	Next            Args        `json:"next,omitempty"`
+	NextKeeps       []string    `json:"nextKeeps,omitempty"`
 	ContentMetadata *WindowInfo `json:"contentMetadata,omitempty"`
 }
 

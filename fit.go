@@ -81,9 +81,12 @@ type Fitted struct {
 	Truncation Truncation
 	// Hint is the hint written in JSON ("" with HintOff).
 	Hint string
-	// Next is the whole argument list of the call that continues after
-	// this response, nil on the last page.
-	Next Args
+	// Next is the argument list of the call that continues after this
+	// response, nil on the last page: the whole list, but for the
+	// caller's arguments in NextKeeps, too long to repeat, which the call
+	// passes again as they were.
+	Next      Args
+	NextKeeps []string
 	// Kept is the number of items in JSON: the first Kept items of the
 	// page (the first one possibly clipped).
 	Kept int

@@ -415,9 +415,10 @@ type tail struct {
 	hint       string
 	next       Args
 	pagination []byte
-	hintJSON   []byte // nil when hint is ""
-	nextJSON   []byte // nil when there is no next call
-	runes      int    // runes of pagination, hintJSON and nextJSON
+	hintJSON   []byte   // nil when hint is ""
+	keeps      []string // the caller's arguments next leaves out
+	nextJSON   []byte   // nil when there is no next call; nextKeeps after it
+	runes      int      // runes of pagination, hintJSON and nextJSON
 }
 
 // tailFor returns the tail of the envelope keeping k items; tails are
@@ -464,11 +465,17 @@ func (f *fitter) tailFor(k int) (*tail, error) {
 		t.hintJSON = mem[1][len(raw):]
 	}
 	if next, ok := f.call.Next(t.info); ok {
+		next, keeps := f.keepLong(next)
 		b, err := appendArgs(mem[2][:0], next)
 		if err != nil {
 			return nil, fmt.Errorf("bounded: encoding next arguments: %w", err)
 		}
-		t.next, t.nextJSON, mem[2] = next, b, b
+		if len(keeps) > 0 {
+			// Written after next, as its own key: it is part of the call.
+			b = append(b, keyNextKeeps...)
+			b = appendStrings(b, keeps)
+		}
+		t.next, t.keeps, t.nextJSON, mem[2] = next, keeps, b, b
 	}
 	t.runes = runeCount(t.pagination) + runeCount(t.hintJSON) + runeCount(t.nextJSON)
 	f.tails = append(f.tails, t)
@@ -482,6 +489,7 @@ const (
 	keyTruncation = `,"truncation":`
 	keyHint       = `,"hint":`
 	keyNext       = `,"next":`
+	keyNextKeeps  = `,"nextKeeps":`
 	keyWindow     = `,"contentMetadata":`
 )
 
@@ -780,6 +788,7 @@ func (f *fitter) fit() (Fitted, error) {
 		Truncation: s.tr,
 		Hint:       s.t.hint,
 		Next:       s.t.next,
+		NextKeeps:  s.t.keeps,
 		Kept:       s.k,
 	}
 	f.log(&fd)
@@ -979,6 +988,49 @@ func (f *fitter) appendTail(b []byte, s *shape) []byte {
 		b = append(b, f.window...)
 	}
 	return append(b, '}')
+}
+
+// keepLong returns next without the caller's arguments whose value is too
+// long to repeat in every response (its JSON over an eighth of the
+// character limit, and over MaxNextValue), and their names: the response
+// says to pass them again as they were (nextKeeps), as its hint writes
+// them <as before>.
+func (f *fitter) keepLong(next Args) (Args, []string) {
+	most := max(MaxNextValue, f.limitChars/8)
+	var keeps []string
+	for _, a := range f.call.Args {
+		if b, err := appendArgValue(nil, a.Value); err == nil && len(b) > most {
+			keeps = append(keeps, a.Name)
+		}
+	}
+	if len(keeps) == 0 {
+		return next, nil
+	}
+	out := make(Args, 0, len(next))
+	for i, a := range next {
+		if i < len(f.call.Args) && slices.Contains(keeps, a.Name) {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out, keeps
+}
+
+// MaxNextValue is the shortest JSON, in bytes, of a caller's argument that
+// a response's next may leave out (see [Envelope]): a value that long and
+// over an eighth of the response's character limit is not repeated.
+const MaxNextValue = 256
+
+// appendStrings appends ss as a JSON array of strings.
+func appendStrings(b []byte, ss []string) []byte {
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, s)
+	}
+	return append(b, ']')
 }
 
 func (f *fitter) tooSmall(s *shape, what string) error {

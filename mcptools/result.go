@@ -18,7 +18,7 @@ import (
 // say once for every bounded tool, so that no tool description repeats
 // it.
 const Instructions = "Every tool answers with one JSON envelope: results, pagination, truncation, a hint and next. " +
-	"To read on, call the same tool with the arguments in next; when next is absent you have everything. " +
+	"To read on, call the same tool with the arguments in next, and those nextKeeps names as you sent them; when next is absent you have everything. " +
 	"budget and budgetTokens lower a response's size, e.g. to what is left of your context."
 
 // MetaMaxResultSizeChars is the key of a tool's _meta that tells a client

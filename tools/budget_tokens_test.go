@@ -150,7 +150,7 @@ func walkTokens(t *testing.T, set *tools.Set, tool, args string, tokens int) (al
 		if env.Next == nil {
 			return all, cuts
 		}
-		args = string(env.Next)
+		args = nextArgs(t, env, args)
 	}
 }
 

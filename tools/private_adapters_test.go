@@ -392,16 +392,14 @@ func walkTool(t *testing.T, set *tools.Set, name, args string) [][]byte {
 			t.Fatalf("%s(%s): %v", name, args, err)
 		}
 		outs = append(outs, out)
-		var env struct {
-			Next json.RawMessage `json:"next"`
-		}
+		var env envelope
 		if err := json.Unmarshal(out, &env); err != nil {
 			t.Fatalf("%s(%s): %v", name, args, err)
 		}
 		if len(env.Next) == 0 {
 			return outs
 		}
-		args = string(env.Next)
+		args = nextArgs(t, env, args)
 	}
 	t.Errorf("%s: the walk does not end after 100 responses", name)
 	return outs

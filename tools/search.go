@@ -85,7 +85,7 @@ func (s *Set) addHistory() {
 	h := s.cfg.History
 	s.add(spec{name: "get_response_history", paged: true, limits: ports.ResponseHistoryLimits,
 		desc:   fmt.Sprintf("Read the recorded runs of an endpoint and their responses, newest first. Bodies are clipped to %s characters; bodyChars is the whole length.", bounded.FormatCount(ports.HistoryBodyChars)),
-		params: []param{{name: "endpointId", kind: kindString, required: true, sentinel: ports.ErrInvalidQuery, desc: "The endpoint whose runs to read."}},
+		params: []param{{name: "endpointId", kind: kindString, required: true, sentinel: ports.ErrInvalidQuery}},
 	}, func(ctx context.Context, r *request) ([]byte, error) {
 		page, err := h.ResponseHistory(ctx, r.in.str("endpointId"), r.page)
 		if err != nil {
@@ -119,7 +119,7 @@ func (s *Set) addCode() {
 	s.add(spec{name: "search_code", paged: true, limits: ports.SearchCodeLimits,
 		desc: "Search the indexed source code: chunks of lines scored by the share of the query's words they contain, most similar first (ties by path and line), with context lines.",
 		params: []param{
-			{name: "query", kind: kindString, required: true, sentinel: ports.ErrInvalidQuery, desc: "Words to find (identifiers, names)."},
+			{name: "query", kind: kindString, required: true, sentinel: ports.ErrInvalidQuery, desc: "Words to find."},
 			strParam("pathPrefix", "Only files whose path starts with this, e.g. \"adapters/\"."),
 			strParam("language", "Only chunks of this language, e.g. \"go\"."),
 		},

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -47,8 +48,27 @@ func noteSet(t *testing.T, s store, b bounded.Budget) *tools.Set {
 	return set
 }
 
-// nextArgs is env's next call's arguments as JSON.
-func nextArgs(env envelope) string { return string(env.Next) }
+// nextArgs is the JSON arguments of the call after env, a response to a
+// call with args: the arguments next keeps (nextKeeps) as they were, then
+// next.
+func nextArgs(t testing.TB, env envelope, args string) string {
+	t.Helper()
+	if len(env.NextKeeps) == 0 {
+		return string(env.Next)
+	}
+	var out bounded.Args
+	for _, a := range orderedArgs(t, json.RawMessage(args)) {
+		if slices.Contains(env.NextKeeps, a.Name) {
+			out = append(out, a)
+		}
+	}
+	out = append(out, orderedArgs(t, env.Next)...)
+	b, err := out.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
 
 // TestCursorCallContinuesByCursor: with offset hints (the default), a call
 // made with a cursor after earlier notes were deleted says no stale
@@ -91,7 +111,7 @@ func TestCursorCallContinuesByCursor(t *testing.T) {
 				if _, ok := next.Get("offset"); ok {
 					t.Fatalf("%s: a call by cursor continues by offset: next %s", args, env.Next)
 				}
-				args = nextArgs(env)
+				args = nextArgs(t, env, args)
 			}
 			for i := range 30 {
 				id := fmt.Sprintf("n/%02d", i)
@@ -256,7 +276,7 @@ func TestMinimumBudgetAnswers(t *testing.T) {
 					t.Fatalf("%s: %d results, truncation %+v: want one note whole: %s", args, len(env.Results), env.Truncation, out)
 				}
 				got = append(got, keys(t, env)...)
-				args = nextArgs(env)
+				args = nextArgs(t, env, args)
 			}
 			if !slices.Equal(got, want) {
 				t.Errorf("walked %q, want %q", got, want)
@@ -304,5 +324,49 @@ func TestCursorErrorSaysWhatToDo(t *testing.T) {
 		if !errors.As(err, &ae) || ae.Argument != "cursor" || !errors.Is(err, c.is) || !errors.Is(err, tools.ErrInvalidArguments) || !strings.Contains(err.Error(), "omit cursor to start") {
 			t.Errorf("%s(%s): %v; want an argument error on cursor matching %v that says to omit it", c.tool, c.args, err, c.is)
 		}
+	}
+}
+
+// TestGetNotesMinimumBudget: get_notes with 100 ids answers at the
+// documented minimum budget: its next does not repeat the ids (nextKeeps
+// says to pass them again), and following it reads every note once.
+func TestGetNotesMinimumBudget(t *testing.T) {
+	for _, st := range adapterStores {
+		t.Run(st.name, func(t *testing.T) {
+			s := st.open(t)
+			var ids, quoted []string
+			for i := range 100 {
+				id := fmt.Sprintf("projects/notes-%03d", i)
+				ids = append(ids, id)
+				quoted = append(quoted, strconv.Quote(id))
+				putNote(t, s, ports.Note{ID: id, Title: "T", Content: "line\n"})
+			}
+			set := noteSet(t, s, bounded.Budget{})
+			args := fmt.Sprintf(`{"ids":[%s],"maxLines":1,"budget":%d}`, strings.Join(quoted, ","), tools.MinBudget)
+			var got []string
+			for calls := 0; ; calls++ {
+				if calls > 200 {
+					t.Fatal("no end after 200 calls")
+				}
+				env, out := call(t, set, "get_notes", args)
+				if n := utf8.RuneCount(out); n > tools.MinBudget {
+					t.Fatalf("%d characters, over the budget", n)
+				}
+				if len(env.Results) == 0 {
+					t.Fatalf("no result: %s", out)
+				}
+				got = append(got, keys(t, env)...)
+				if env.Next == nil {
+					break
+				}
+				if !slices.Equal(env.NextKeeps, []string{"ids"}) || strings.Contains(string(env.Next), "notes-0") {
+					t.Fatalf("next %s, nextKeeps %v: want the ids kept, not repeated", env.Next, env.NextKeeps)
+				}
+				args = nextArgs(t, env, args)
+			}
+			if !slices.Equal(got, ids) {
+				t.Errorf("read %d notes %v, want the 100 in order", len(got), got)
+			}
+		})
 	}
 }

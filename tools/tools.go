@@ -397,7 +397,7 @@ func (s *Set) Instructions() string {
 		"A response is at most %s characters and %s tokens; the budget and budgetTokens arguments lower that. "+
 		"%s Results that do not fit are cut at a result boundary and truncation says so; a result too large alone is clipped with a visible marker, and a budget too small for one result gets none and truncation.neededChars.\n",
 		bounded.FormatCount(s.cfg.Budget.LimitChars()), bounded.FormatCount(s.cfg.Budget.LimitTokens()), tokenCounting(s.cfg.Budget))
-	b.WriteString("To continue a listing, call the same tool with the arguments in next (the hint names the call; <as before> stands for your own argument, <pagination.nextCursor> for that cursor). ")
+	b.WriteString("To continue a listing, call the same tool with the arguments in next, and those nextKeeps names as you sent them (the hint names the call; <as before> stands for your own argument, <pagination.nextCursor> for that cursor). ")
 	if s.cfg.CursorHints {
 		b.WriteString("next continues by cursor, which stays exact while results change. ")
 	} else {

@@ -41,6 +41,7 @@ type envelope struct {
 	Truncation      bounded.Truncation  `json:"truncation"`
 	Hint            string              `json:"hint"`
 	Next            json.RawMessage     `json:"next"`
+	NextKeeps       []string            `json:"nextKeeps"`
 	ContentMetadata *bounded.WindowInfo `json:"contentMetadata"`
 }
 
@@ -479,11 +480,11 @@ func walk(t testing.TB, set *tools.Set, tool, args string, budget int) (all []st
 			}
 			return all, cuts
 		}
-		render := bounded.Call{Tool: tool}.Render(orderedArgs(t, env.Next))
+		render := bounded.Call{Tool: tool}.Render(orderedArgs(t, json.RawMessage(nextArgs(t, env, args))))
 		if !strings.Contains(resolvedHint(t, env, args), "call "+render+" for the next") {
 			t.Fatalf("%s(%s): hint %q does not name the next call %s", tool, args, env.Hint, render)
 		}
-		args = string(env.Next)
+		args = nextArgs(t, env, args)
 	}
 }
 

@@ -103,7 +103,36 @@ type Envelope struct {
 	Truncation      bounded.Truncation  `json:"truncation"`
 	Hint            string              `json:"hint"`
 	Next            json.RawMessage     `json:"next"`
+	NextKeeps       []string            `json:"nextKeeps"`
 	ContentMetadata *bounded.WindowInfo `json:"contentMetadata"`
+}
+
+// NextArgs is the JSON arguments of the call after env, the response to a
+// call with args: the arguments env's next keeps (nextKeeps), as args had
+// them, then next.
+func NextArgs(t testing.TB, env Envelope, args string) string {
+	t.Helper()
+	if len(env.NextKeeps) == 0 {
+		return string(env.Next)
+	}
+	var given, next bounded.Args
+	if err := json.Unmarshal([]byte(args), &given); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(env.Next, &next); err != nil {
+		t.Fatal(err)
+	}
+	var out bounded.Args
+	for _, a := range given {
+		if slices.Contains(env.NextKeeps, a.Name) {
+			out = append(out, a)
+		}
+	}
+	b, err := append(out, next...).MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // Raw calls a tool with the JSON arguments args and returns its result,
@@ -199,7 +228,7 @@ func (c *Client) Walk(name, args string, budget int, between func()) (results []
 		if between != nil {
 			between()
 		}
-		args = string(env.Next)
+		args = NextArgs(c.T, env, args)
 	}
 }
 
