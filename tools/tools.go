@@ -64,10 +64,13 @@ type Config struct {
 	// hint) continue by cursor: after the page's last result, by its sort
 	// keys (after the last result kept, when the budget cut the page), so
 	// that a walk stays exact while the data changes and a deep page costs
-	// what the first does. Without it next calls continue by
-	// offset or page number, which agents read more easily. Either way
-	// every paged tool accepts a cursor argument, and pagination carries
-	// nextCursor.
+	// what the first does. Without it a first call continues by offset or
+	// page number, which agents read and write most reliably and which is
+	// exact while the data does not change during a walk; set it for
+	// stores that change while agents read them. Either way every paged
+	// tool accepts a cursor argument, pagination carries nextCursor, and a
+	// call made with a cursor continues by cursor (its offsets are as of
+	// the cursor's issue: continuing by one would skip or repeat results).
 	CursorHints bool
 	// Counts chooses, by tool name, how a paged tool counts its total
 	// (see [bounded.CountMode]); tools not named count exactly. get_notes
