@@ -101,6 +101,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer st.close()
+	fmt.Fprintln(stderr, "mcpserver: serving the MCP protocol on stdin and stdout: waiting for a client (an MCP client starts this command; Ctrl-C stops it)")
 	return server.Run(ctx, &mcp.StdioTransport{})
 }
 

@@ -579,3 +579,17 @@ func TestCursorHints(t *testing.T) {
 		mcptoolstest.ExactlyOnce(t, w.tool+" by cursor", keys(t, got), keys(t, all))
 	}
 }
+
+// TestSaysItIsWaiting: run as a person would run it, with nothing on
+// stdin, the server says on stderr that it serves MCP on stdin and stdout
+// and waits for a client.
+func TestSaysItIsWaiting(t *testing.T) {
+	var stderr bytes.Buffer
+	err := run(t.Context(), []string{"-db", filepath.Join(t.TempDir(), "b.db"), "-code", "-"}, &stderr)
+	if err != nil && !strings.Contains(err.Error(), "EOF") {
+		t.Logf("run: %v", err)
+	}
+	if !strings.Contains(stderr.String(), "waiting for a client") {
+		t.Errorf("stderr %q does not say the server waits for a client", stderr.String())
+	}
+}
