@@ -440,8 +440,9 @@ func countThenOffsetNotes(ctx context.Context, db *bun.DB, target string, limit,
 				limit, off).Scan(ctx, &rows)
 		}
 	} else {
-		err = db.NewRaw("SELECT count(*) FROM bounded_notes n JOIN bounded_note_backlinks b ON b.source_id = n.id WHERE b.target = ?",
-			target).Scan(ctx, &total)
+		// The count an application would write: the link table alone,
+		// whose every row has its note.
+		err = db.NewRaw("SELECT count(*) FROM bounded_note_backlinks WHERE target = ?", target).Scan(ctx, &total)
 		if err == nil {
 			err = db.NewRaw("SELECT n.id, n.title, n.tags, n.updated_at FROM bounded_notes n JOIN bounded_note_backlinks b ON b.source_id = n.id"+
 				" WHERE b.target = ? ORDER BY b.updated_at DESC, b.source_id LIMIT ? OFFSET ?", target, limit, off).Scan(ctx, &rows)
@@ -454,7 +455,8 @@ func countThenOffsetNotes(ctx context.Context, db *bun.DB, target string, limit,
 }
 
 // runModel is a run as an application's bun model would read it: every
-// column, the body whole.
+// column, the body clipped in SQL to what the response shows, as the
+// adapter reads it (reading whole bodies would flatter the adapter).
 type runModel struct {
 	bun.BaseModel `bun:"table:bounded_runs,alias:r"`
 
@@ -486,7 +488,10 @@ func runsResult(rows []runModel, total int) result {
 // Offset and ScanAndCount.
 func scanAndCountRuns(ctx context.Context, db *bun.DB, endpoint string, limit, off int) (result, error) {
 	var rows []runModel
-	total, err := db.NewSelect().Model(&rows).Where("r.endpoint_id = ?", endpoint).
+	total, err := db.NewSelect().Model(&rows).
+		ColumnExpr("r.id, r.endpoint_id, r.started_at, r.finished_at, r.status, r.status_code, r.body_chars").
+		ColumnExpr("substr(r.body, 1, ?) AS body", ports.HistoryBodyChars).
+		Where("r.endpoint_id = ?", endpoint).
 		OrderExpr("r.started_at DESC, r.id DESC").Limit(int64(limit)).Offset(int64(off)).ScanAndCount(ctx)
 	if err != nil {
 		return result{}, err
@@ -502,8 +507,8 @@ func countThenOffsetRuns(ctx context.Context, db *bun.DB, endpoint string, limit
 		return result{}, err
 	}
 	var rows []runModel
-	if err := db.NewRaw("SELECT id, endpoint_id, started_at, finished_at, status, status_code, body_chars, body FROM bounded_runs"+
-		" WHERE endpoint_id = ? ORDER BY started_at DESC, id DESC LIMIT ? OFFSET ?", endpoint, limit, off).Scan(ctx, &rows); err != nil {
+	if err := db.NewRaw("SELECT id, endpoint_id, started_at, finished_at, status, status_code, body_chars, substr(body, 1, ?) AS body FROM bounded_runs"+
+		" WHERE endpoint_id = ? ORDER BY started_at DESC, id DESC LIMIT ? OFFSET ?", ports.HistoryBodyChars, endpoint, limit, off).Scan(ctx, &rows); err != nil {
 		return result{}, err
 	}
 	return runsResult(rows, total), nil
