@@ -162,11 +162,14 @@ func (c CursorCodec) Encode(scope string, cur Cursor) (string, error) {
 }
 
 // Decode returns the cursor s encodes, checking that it was issued for
-// scope. Every failure wraps [ErrInvalidCursor] and says why: not base64
-// (with the decoder's error), too long, an unknown version, a checksum or
-// signature mismatch ([ErrCursorTampered]), another scope
-// ([ErrCursorForeign]), or malformed contents. Keys come back as nil, bool,
-// int64, float64 or string.
+// scope. It accepts only the strings Encode writes: any other string, even
+// one that decodes to the same cursor (a line break added, unused bits of
+// the last character set, a number written in more bytes), is refused.
+// Every failure wraps [ErrInvalidCursor] and says why: not unpadded
+// URL-safe base64 (with a [base64.CorruptInputError]), too long, an
+// unknown version, a checksum or signature mismatch ([ErrCursorTampered]),
+// another scope ([ErrCursorForeign]), or malformed contents. Keys come back
+// as nil, bool, int64, float64 or string.
 func (c CursorCodec) Decode(scope, s string) (Cursor, error) {
 	if s == "" {
 		return Cursor{}, fmt.Errorf("%w: empty", ErrInvalidCursor)
@@ -174,7 +177,14 @@ func (c CursorCodec) Decode(scope, s string) (Cursor, error) {
 	if len(s) > MaxCursorBytes {
 		return Cursor{}, fmt.Errorf("%w: %d bytes, over the maximum %d", ErrInvalidCursor, len(s), MaxCursorBytes)
 	}
-	b, err := base64.RawURLEncoding.DecodeString(s)
+	for i := 0; i < len(s); i++ {
+		if !isCursorByte(s[i]) {
+			return Cursor{}, fmt.Errorf("%w: not a cursor: %w", ErrInvalidCursor, base64.CorruptInputError(i))
+		}
+	}
+	// Strict: a string whose unused last bits are set decodes to the bytes
+	// of another, and is refused, so that one cursor has one string.
+	b, err := base64.RawURLEncoding.Strict().DecodeString(s)
 	if err != nil {
 		return Cursor{}, fmt.Errorf("%w: not a cursor: %w", ErrInvalidCursor, err)
 	}
@@ -235,6 +245,12 @@ func (c CursorCodec) Decode(scope, s string) (Cursor, error) {
 	return cur, nil
 }
 
+// isCursorByte reports that c is a character of a cursor string, one of
+// the URL-safe base64 alphabet. (The decoder alone would skip CR and LF.)
+func isCursorByte(c byte) bool {
+	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_'
+}
+
 // cursorReader reads a cursor's payload, keeping the first error.
 type cursorReader struct {
 	b   []byte
@@ -252,13 +268,19 @@ func (r *cursorReader) uvarint() uint64 {
 		return 0
 	}
 	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
+	if n <= 0 || !r.minimal(n) {
 		r.fail("bad number")
 		return 0
 	}
 	r.b = r.b[n:]
 	return v
 }
+
+// minimal reports that the varint in the first n bytes of r.b is written
+// in as few bytes as [binary.AppendUvarint] writes it: only the one-byte
+// form of 0 ends with a zero byte. A longer form of the same number would
+// give one cursor another string.
+func (r *cursorReader) minimal(n int) bool { return n == 1 || r.b[n-1] != 0 }
 
 func (r *cursorReader) key() any {
 	if len(r.b) == 0 {
@@ -276,7 +298,7 @@ func (r *cursorReader) key() any {
 		return true
 	case keyInt:
 		v, n := binary.Varint(r.b)
-		if n <= 0 {
+		if n <= 0 || !r.minimal(n) {
 			r.fail("bad integer key")
 			return nil
 		}
