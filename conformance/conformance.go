@@ -38,7 +38,8 @@
 //   - Bad input is named: invalid pages ([bounded.ErrInvalidPage]), garbage
 //     cursors ([bounded.ErrInvalidCursor]), invalid queries
 //     ([ports.ErrInvalidQuery]), missing ids ([ports.ErrNotFound]), invalid
-//     items ([ports.ErrInvalidItem], with nothing stored); LIKE wildcards,
+//     items and times outside [ports.MinTime, ports.MaxTime]
+//     ([ports.ErrInvalidItem], with nothing stored); LIKE wildcards,
 //     quotes and backslashes match literally.
 //   - Properties: random data sets (ties, items written twice or replaced,
 //     Unicode), walked with random page sizes and fitted into random
@@ -63,7 +64,7 @@
 // failure names the call (arguments and page) and prints the difference
 // from memrepo as a go-cmp diff (-memrepo +store).
 //
-// A run makes about 11,900 read calls and 2,150 write calls to the store
+// A run makes about 11,900 read calls and 2,210 write calls to the store
 // under test, the same on every run: the fixtures are generated from fixed
 // seeds.
 //
@@ -134,4 +135,5 @@ func run(t TB, h Harness) {
 	s.runProperties(t)
 	s.runCursorChecks(t)
 	s.runCursorWrites(t)
+	s.runTimeChecks(t)
 }

@@ -2,6 +2,8 @@ package memrepo
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -10,12 +12,16 @@ import (
 )
 
 // RecordRun stores r.Normalize(), replacing any run with the same ID. An
-// invalid run returns Normalize's error, which wraps [ports.ErrInvalidItem],
-// and nothing is written.
+// invalid run (see Normalize), or one with a time [ports.ValidateTime]
+// refuses, is an error wrapping [ports.ErrInvalidItem], and nothing is
+// written.
 func (s *Store) RecordRun(ctx context.Context, r ports.Run) error {
 	r, err := r.Normalize()
 	if err != nil {
 		return err
+	}
+	if err := errors.Join(ports.ValidateTime("startedAt", r.StartedAt), ports.ValidateTime("finishedAt", r.FinishedAt)); err != nil {
+		return fmt.Errorf("run %q: %w", r.ID, err)
 	}
 	if err := ctx.Err(); err != nil {
 		return err

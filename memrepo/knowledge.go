@@ -3,6 +3,7 @@ package memrepo
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -18,12 +19,16 @@ type entityRecord struct {
 }
 
 // PutEntity stores e.Normalize(), replacing any entity with the same name.
-// An invalid entity returns Normalize's error, which wraps
-// [ports.ErrInvalidItem], and nothing is written.
+// An invalid entity (see Normalize), or one with a time
+// [ports.ValidateTime] refuses, is an error wrapping [ports.ErrInvalidItem],
+// and nothing is written.
 func (s *Store) PutEntity(ctx context.Context, e ports.Entity) error {
 	e, err := e.Normalize()
 	if err != nil {
 		return err
+	}
+	if err := ports.ValidateTime("updatedAt", e.UpdatedAt); err != nil {
+		return fmt.Errorf("entity %q: %w", e.Name, err)
 	}
 	if err := ctx.Err(); err != nil {
 		return err

@@ -3,6 +3,8 @@ package memrepo
 import (
 	"cmp"
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,12 +14,16 @@ import (
 )
 
 // PutNote stores n.Normalize(), replacing any note with the same ID (and so
-// its links and parents). An invalid note returns Normalize's error, which
-// wraps [ports.ErrInvalidItem], and nothing is written.
+// its links and parents). An invalid note (see Normalize), or one with a
+// time [ports.ValidateTime] refuses, is an error wrapping
+// [ports.ErrInvalidItem], and nothing is written.
 func (s *Store) PutNote(ctx context.Context, n ports.Note) error {
 	n, err := n.Normalize()
 	if err != nil {
 		return err
+	}
+	if err := errors.Join(ports.ValidateTime("createdAt", n.CreatedAt), ports.ValidateTime("updatedAt", n.UpdatedAt)); err != nil {
+		return fmt.Errorf("note %q: %w", n.ID, err)
 	}
 	if err := ctx.Err(); err != nil {
 		return err

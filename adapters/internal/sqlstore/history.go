@@ -3,6 +3,8 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
 	"unicode/utf8"
 
 	"github.com/boundedkit/bounded"
@@ -17,6 +19,9 @@ func (s *Store) RecordRun(ctx context.Context, r ports.Run) error {
 	r, err := r.Normalize()
 	if err != nil {
 		return err
+	}
+	if err := errors.Join(ports.ValidateTime("startedAt", r.StartedAt), ports.ValidateTime("finishedAt", r.FinishedAt)); err != nil {
+		return fmt.Errorf("run %q: %w", r.ID, err)
 	}
 	if err := ctx.Err(); err != nil {
 		return err

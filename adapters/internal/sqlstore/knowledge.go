@@ -21,6 +21,9 @@ func (s *Store) PutEntity(ctx context.Context, e ports.Entity) error {
 	if err != nil {
 		return err
 	}
+	if err := ports.ValidateTime("updatedAt", e.UpdatedAt); err != nil {
+		return fmt.Errorf("entity %q: %w", e.Name, err)
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}

@@ -3,6 +3,8 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -27,6 +29,9 @@ func (s *Store) PutNote(ctx context.Context, n ports.Note) error {
 	n, err := n.Normalize()
 	if err != nil {
 		return err
+	}
+	if err := errors.Join(ports.ValidateTime("createdAt", n.CreatedAt), ports.ValidateTime("updatedAt", n.UpdatedAt)); err != nil {
+		return fmt.Errorf("note %q: %w", n.ID, err)
 	}
 	if err := ctx.Err(); err != nil {
 		return err
