@@ -19,77 +19,108 @@ import (
 //     issue with [bounded.ErrInvalidCursor] and returns no items: garbage,
 //     offsets, JSON that names another tool, SQL, invalid UTF-8, 64 KB of
 //     text.
+//   - With Harness.Cursors, cursors forged with valid checksums but keys
+//     no item can have are refused, or read as memrepo reads them (see
+//     checkForgedKeys).
 //   - With Harness.Cursors, the NextCursor of each method's first page is
 //     replayed against every other method (of every port): each must
 //     reject it with bounded.ErrInvalidCursor. A cursor is bound to the
 //     method and query that issued it.
 //
-// Subtests are named "Cursors/<method>/<cursor>" and "Cursors/replay/...".
+// Subtests are named "Cursors/<method>/<cursor>", "Cursors/keys/<method>"
+// and "Cursors/replay/...".
 
 // cursorProbe is one paged method with fixed arguments, over
 // [cursorFixture].
 type cursorProbe struct {
-	name  string
-	port  port
-	fetch func(ctx context.Context, s Store, p bounded.Page) (items int, info bounded.PageInfo, err error)
+	name string
+	port port
+	// scope is the cursor scope of the method's query, as memrepo issues
+	// its cursors (see ports.Scope).
+	scope string
+	// fetch reads a page and returns, for each item, its sort keys in the
+	// method's ports.Order.
+	fetch func(ctx context.Context, s Store, p bounded.Page) (keys [][]any, info bounded.PageInfo, err error)
 }
 
-func probe[T any](name string, p port, f func(ctx context.Context, s Store, pg bounded.Page) (bounded.Paged[T], error)) cursorProbe {
-	return cursorProbe{name: name, port: p, fetch: func(ctx context.Context, s Store, pg bounded.Page) (int, bounded.PageInfo, error) {
+func probe[T any](name string, p port, scope string, o ports.Order[T], f func(ctx context.Context, s Store, pg bounded.Page) (bounded.Paged[T], error)) cursorProbe {
+	return cursorProbe{name: name, port: p, scope: scope, fetch: func(ctx context.Context, s Store, pg bounded.Page) ([][]any, bounded.PageInfo, error) {
 		res, err := f(ctx, s, pg)
-		return len(res.Items), res.Page, err
+		var keys [][]any
+		for _, it := range res.Items {
+			keys = append(keys, o.Keys(it))
+		}
+		return keys, res.Page, err
 	}}
 }
 
 // cursorProbes are every paged method of every port, each with arguments
 // whose answer over cursorFixture has at least two items.
 func cursorProbes() []cursorProbe {
-	links := func(cat string) cursorProbe {
-		return probe("NoteLinks-"+cat, notesPort, func(ctx context.Context, s Store, p bounded.Page) (bounded.Paged[ports.LinkRef], error) {
-			return noteLinksQuery(cat, "c/0").fetch(ctx, s, p)
-		})
+	links := func(i int, cat string) cursorProbe {
+		return probe("NoteLinks-"+cat, notesPort, ports.NoteLinksScopes("c/0")[i], ports.BySourcePosition,
+			func(ctx context.Context, s Store, p bounded.Page) (bounded.Paged[ports.LinkRef], error) {
+				return noteLinksQuery(cat, "c/0").fetch(ctx, s, p)
+			})
 	}
+	byLinks := ports.LinkQuery{HasLinksTo: []string{"c/0"}}
+	exact := ports.NodeQuery{Queries: []string{"entity"}}
+	fuzzy := ports.NodeQuery{Queries: []string{"entity"}, Mode: ports.Fuzzy, Threshold: 0.1}
+	code := ports.CodeQuery{Query: "parse token"}
 	return []cursorProbe{
-		probe("ListNotes", notesPort, func(ctx context.Context, s Store, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
-			return s.Notes.ListNotes(ctx, ports.ListFilter{}, p)
-		}),
-		probe("SearchNotes", notesPort, func(ctx context.Context, s Store, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
-			return s.Notes.SearchNotes(ctx, "note", p)
-		}),
-		probe("SearchByLinks", notesPort, func(ctx context.Context, s Store, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
-			return s.Notes.SearchByLinks(ctx, ports.LinkQuery{HasLinksTo: []string{"c/0"}}, p)
-		}),
-		probe("FindBrokenLinks", notesPort, func(ctx context.Context, s Store, p bounded.Page) (bounded.Paged[ports.LinkRef], error) {
-			return s.Notes.FindBrokenLinks(ctx, p)
-		}),
-		links("internal"), links("external"), links("incoming"),
-		probe("Backlinks", notesPort, func(ctx context.Context, s Store, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
-			return s.Notes.Backlinks(ctx, "c/0", p)
-		}),
-		probe("Children", notesPort, func(ctx context.Context, s Store, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
-			return s.Notes.Children(ctx, "c/0", p)
-		}),
-		probe("Parents", notesPort, func(ctx context.Context, s Store, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
-			return s.Notes.Parents(ctx, "c/5", p)
-		}),
-		probe("Descendants", notesPort, func(ctx context.Context, s Store, p bounded.Page) (bounded.Paged[ports.Descendant], error) {
-			return s.Notes.Descendants(ctx, "c/0", 0, p)
-		}),
-		probe("RelatedNotes", notesPort, func(ctx context.Context, s Store, p bounded.Page) (bounded.Paged[ports.Related], error) {
-			return s.Notes.RelatedNotes(ctx, "c/0", p)
-		}),
-		probe("SearchNodes-exact", knowledgePort, func(ctx context.Context, s Store, p bounded.Page) (bounded.Paged[ports.NodeMatch], error) {
-			return s.Knowledge.SearchNodes(ctx, ports.NodeQuery{Queries: []string{"entity"}}, p)
-		}),
-		probe("SearchNodes-fuzzy", knowledgePort, func(ctx context.Context, s Store, p bounded.Page) (bounded.Paged[ports.NodeMatch], error) {
-			return s.Knowledge.SearchNodes(ctx, ports.NodeQuery{Queries: []string{"entity"}, Mode: ports.Fuzzy, Threshold: 0.1}, p)
-		}),
-		probe("ResponseHistory", historyPort, func(ctx context.Context, s Store, p bounded.Page) (bounded.Paged[ports.RunView], error) {
-			return s.History.ResponseHistory(ctx, "ep", p)
-		}),
-		probe("SearchCode", codePort, func(ctx context.Context, s Store, p bounded.Page) (bounded.Paged[ports.CodeMatch], error) {
-			return s.Code.SearchCode(ctx, ports.CodeQuery{Query: "parse token"}, p)
-		}),
+		probe("ListNotes", notesPort, ports.Scope("ListNotes", "", ""), ports.ByUpdatedDesc,
+			func(ctx context.Context, s Store, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
+				return s.Notes.ListNotes(ctx, ports.ListFilter{}, p)
+			}),
+		probe("SearchNotes", notesPort, ports.Scope("SearchNotes", "note"), ports.SearchNotesOrder("note"),
+			func(ctx context.Context, s Store, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
+				return s.Notes.SearchNotes(ctx, "note", p)
+			}),
+		probe("SearchByLinks", notesPort, byLinks.Scope(), ports.ByUpdatedDesc,
+			func(ctx context.Context, s Store, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
+				return s.Notes.SearchByLinks(ctx, byLinks, p)
+			}),
+		probe("FindBrokenLinks", notesPort, ports.Scope("FindBrokenLinks"), ports.BySourcePosition,
+			func(ctx context.Context, s Store, p bounded.Page) (bounded.Paged[ports.LinkRef], error) {
+				return s.Notes.FindBrokenLinks(ctx, p)
+			}),
+		links(0, "internal"), links(1, "external"), links(2, "incoming"),
+		probe("Backlinks", notesPort, ports.Scope("Backlinks", "c/0"), ports.ByUpdatedDesc,
+			func(ctx context.Context, s Store, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
+				return s.Notes.Backlinks(ctx, "c/0", p)
+			}),
+		probe("Children", notesPort, ports.Scope("Children", "c/0"), ports.ByTitle,
+			func(ctx context.Context, s Store, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
+				return s.Notes.Children(ctx, "c/0", p)
+			}),
+		probe("Parents", notesPort, ports.Scope("Parents", "c/5"), ports.ByTitle,
+			func(ctx context.Context, s Store, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
+				return s.Notes.Parents(ctx, "c/5", p)
+			}),
+		probe("Descendants", notesPort, ports.Scope("Descendants", "c/0", "0"), ports.ByDepth,
+			func(ctx context.Context, s Store, p bounded.Page) (bounded.Paged[ports.Descendant], error) {
+				return s.Notes.Descendants(ctx, "c/0", 0, p)
+			}),
+		probe("RelatedNotes", notesPort, ports.Scope("RelatedNotes", "c/0"), ports.ByRelatedScore,
+			func(ctx context.Context, s Store, p bounded.Page) (bounded.Paged[ports.Related], error) {
+				return s.Notes.RelatedNotes(ctx, "c/0", p)
+			}),
+		probe("SearchNodes-exact", knowledgePort, exact.Scope(), ports.NodeOrder(exact.Mode),
+			func(ctx context.Context, s Store, p bounded.Page) (bounded.Paged[ports.NodeMatch], error) {
+				return s.Knowledge.SearchNodes(ctx, exact, p)
+			}),
+		probe("SearchNodes-fuzzy", knowledgePort, fuzzy.Scope(), ports.NodeOrder(fuzzy.Mode),
+			func(ctx context.Context, s Store, p bounded.Page) (bounded.Paged[ports.NodeMatch], error) {
+				return s.Knowledge.SearchNodes(ctx, fuzzy, p)
+			}),
+		probe("ResponseHistory", historyPort, ports.Scope("ResponseHistory", "ep"), ports.ByStartedDesc,
+			func(ctx context.Context, s Store, p bounded.Page) (bounded.Paged[ports.RunView], error) {
+				return s.History.ResponseHistory(ctx, "ep", p)
+			}),
+		probe("SearchCode", codePort, code.Scope(), ports.SearchCodeOrder(code),
+			func(ctx context.Context, s Store, p bounded.Page) (bounded.Paged[ports.CodeMatch], error) {
+				return s.Code.SearchCode(ctx, code, p)
+			}),
 	}
 }
 
@@ -159,17 +190,17 @@ func (s *suite) runCursorChecks(t TB) {
 		if st.has(codePort) {
 			fx.chunks = all.chunks
 		}
-		st, _ = s.fill(t, st, fx)
+		st, ref := s.fill(t, st, fx)
 		for _, p := range probes {
 			t.Run(p.name, func(t TB) {
 				for _, c := range forgedCursors() {
 					for _, off := range []int{0, 1} {
 						page := bounded.Page{Limit: 1, Offset: off, Cursor: c.cursor}
-						n, _, err := p.fetch(t.Context(), st, page)
+						keys, _, err := p.fetch(t.Context(), st, page)
 						switch {
 						case err == nil:
 							t.Errorf("%s(cursor %s, offset %d): accepted a cursor no store issued and returned %d items; want an error wrapping %q",
-								p.name, c.name, off, n, bounded.ErrInvalidCursor)
+								p.name, c.name, off, len(keys), bounded.ErrInvalidCursor)
 						case !errors.Is(err, bounded.ErrInvalidCursor):
 							t.Errorf("%s(cursor %s, offset %d): error %q does not wrap %q", p.name, c.name, off, err, bounded.ErrInvalidCursor)
 						}
@@ -180,6 +211,11 @@ func (s *suite) runCursorChecks(t TB) {
 		if !s.h.Cursors {
 			return
 		}
+		t.Run("keys", func(t TB) {
+			for _, p := range probes {
+				t.Run(p.name, func(t TB) { s.checkForgedKeys(t, p, st, ref) })
+			}
+		})
 		t.Run("replay", func(t TB) {
 			ctx := t.Context()
 			for _, from := range probes {
@@ -199,10 +235,10 @@ func (s *suite) runCursorChecks(t TB) {
 					if to.name == from.name {
 						continue
 					}
-					n, _, err := to.fetch(ctx, st, bounded.Page{Limit: 1, Cursor: info.NextCursor})
+					keys, _, err := to.fetch(ctx, st, bounded.Page{Limit: 1, Cursor: info.NextCursor})
 					switch {
 					case err == nil:
-						t.Errorf("%s accepted the cursor of %s and returned %d items: a cursor must only continue the query that issued it", to.name, from.name, n)
+						t.Errorf("%s accepted the cursor of %s and returned %d items: a cursor must only continue the query that issued it", to.name, from.name, len(keys))
 					case !errors.Is(err, bounded.ErrInvalidCursor):
 						t.Errorf("%s given the cursor of %s: error %q does not wrap %q", to.name, from.name, err, bounded.ErrInvalidCursor)
 					}

@@ -87,5 +87,5 @@ func (s *Store) SearchCode(ctx context.Context, q ports.CodeQuery, p bounded.Pag
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
-	return pageOf(s, req, q.Scope(), ports.ByCodeScore, all, identity[ports.CodeMatch])
+	return pageOf(s, req, q.Scope(), ports.SearchCodeOrder(q), all, identity[ports.CodeMatch])
 }

@@ -1,9 +1,13 @@
 package ports
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
+	"sync"
+	"unicode/utf8"
 
 	"github.com/boundedkit/bounded"
 )
@@ -21,17 +25,47 @@ type Order[T any] struct {
 	Desc []bool
 	// Keys returns an item's sort-key values: int64, float64 or string.
 	Keys func(T) []any
+
+	// domains are the values each key takes (see Check); nil for an
+	// Order built outside this package.
+	domains []domain
 }
 
 // Compare orders two items as the method does: -1, 0 or +1.
 func (o Order[T]) Compare(a, b T) int { return bounded.CompareKeys(o.Keys(a), o.Keys(b), o.Desc) }
 
-// Check reports whether keys, decoded from a cursor, have the number and
-// the types of this order's keys (nil, a NULL, is accepted for any key: an
-// implementation whose key cannot be NULL rejects it); an error wraps
-// [bounded.ErrInvalidCursor].
-// Implementations check every cursor's keys before using them.
+// Check reports whether keys, decoded from a cursor, are keys an item of
+// this order can have; an error wraps [bounded.ErrInvalidCursor] and names
+// the key. Implementations check every cursor's keys before using them, so
+// that a cursor no store issued is refused alike by all of them, never read
+// differently by each engine.
+//
+// For the orders of this package, every key must lie in its domain: never
+// nil; a time key an int64 of unix microseconds within [MinTime, MaxTime];
+// any other integer key an int64 in the range its field takes (a depth in
+// [1, MaxDescendantDepth], ...); a score a finite float64 among the scores
+// the method computes (a float32 value in (0, 1], or for SearchCode a
+// share of the query's terms); a string valid UTF-8 without NUL bytes, as
+// [ValidateText] requires of stored text. For an Order built elsewhere,
+// keys must have the number and the types of Keys' values for the zero T,
+// and nil (a NULL) is accepted for any key.
 func (o Order[T]) Check(keys []any) error {
+	if o.domains == nil {
+		return o.checkTypes(keys)
+	}
+	if len(keys) != len(o.domains) {
+		return fmt.Errorf("%w: %d keys, want %d", bounded.ErrInvalidCursor, len(keys), len(o.domains))
+	}
+	for i, k := range keys {
+		if err := o.domains[i].check(k); err != nil {
+			return fmt.Errorf("%w: key %d %v", bounded.ErrInvalidCursor, i, err)
+		}
+	}
+	return nil
+}
+
+// checkTypes is Check for an Order without domains.
+func (o Order[T]) checkTypes(keys []any) error {
 	var zero T
 	want := o.Keys(zero)
 	if len(keys) != len(want) {
@@ -41,6 +75,76 @@ func (o Order[T]) Check(keys []any) error {
 		if k != nil && want[i] != nil && fmt.Sprintf("%T", k) != fmt.Sprintf("%T", want[i]) {
 			return fmt.Errorf("%w: key %d is %T, want %T", bounded.ErrInvalidCursor, i, k, want[i])
 		}
+	}
+	return nil
+}
+
+// domain is the set of values one sort key takes: an int64 in [min, max],
+// a float64 score for which score reports true, or a text.
+type domain struct {
+	min, max int64
+	score    func(float64) bool
+	text     bool
+	// what names the values in errors, e.g. "a time".
+	what string
+}
+
+// The domains of the orders' keys.
+var (
+	textKey = domain{text: true, what: "a text"}
+	timeKey = domain{min: MinTime.UnixMicro(), max: MaxTime.UnixMicro(), what: "a time"}
+	// similarityKey: float32 values in (0, 1], as [Similarity] computes
+	// them.
+	similarityKey = domain{score: func(v float64) bool { return v > 0 && v <= 1 && float64(float32(v)) == v }, what: "a similarity"}
+)
+
+// intKey is the domain of integers in [lo, hi], named what.
+func intKey(what string, lo, hi int64) domain { return domain{min: lo, max: hi, what: what} }
+
+// termShareKey is the domain of the [TermScore]s of query: with n the
+// number of its [Terms], float32(k) / float32(n) for k in [1, n]. The terms
+// are counted once, when a cursor is first checked.
+func termShareKey(query string) domain {
+	terms := sync.OnceValue(func() int { return len(Terms(query)) })
+	return domain{what: "a share of the query's terms", score: func(v float64) bool {
+		n := float64(terms())
+		k := math.Round(v * n)
+		return k >= 1 && k <= n && float64(float32(k)/float32(n)) == v
+	}}
+}
+
+// check returns why v is not in d, or nil.
+func (d domain) check(v any) error {
+	switch v := v.(type) {
+	case nil:
+		return fmt.Errorf("is NULL, and it never is (%s)", d.what)
+	case string:
+		switch {
+		case !d.text:
+			return fmt.Errorf("is a string, want %s", d.what)
+		case !utf8.ValidString(v):
+			return errors.New("is not valid UTF-8")
+		case strings.IndexByte(v, 0) >= 0:
+			return errors.New("contains a NUL byte")
+		}
+	case int64:
+		switch {
+		case d.text || d.score != nil:
+			return fmt.Errorf("is an integer, want %s", d.what)
+		case v < d.min || v > d.max:
+			return fmt.Errorf("%d is outside [%d, %d] (%s)", v, d.min, d.max, d.what)
+		}
+	case float64:
+		switch {
+		case d.score == nil:
+			return fmt.Errorf("is a float, want %s", d.what)
+		case math.IsNaN(v) || math.IsInf(v, 0):
+			return fmt.Errorf("%v is not a finite number", v)
+		case !d.score(v):
+			return fmt.Errorf("%v is not %s", v, d.what)
+		}
+	default:
+		return fmt.Errorf("is %T, want %s", v, d.what)
 	}
 	return nil
 }
@@ -83,43 +187,38 @@ var (
 	// ascending. ListNotes, SearchByLinks, Backlinks.
 	ByUpdatedDesc = Order[NoteRef]{Desc: []bool{true, false}, Keys: func(n NoteRef) []any {
 		return []any{micros(n.UpdatedAt), n.ID}
-	}}
+	}, domains: []domain{timeKey, textKey}}
 	// ByTitle: Title, then ID. Children, Parents.
 	ByTitle = Order[NoteRef]{Desc: []bool{false, false}, Keys: func(n NoteRef) []any {
 		return []any{n.Title, n.ID}
-	}}
+	}, domains: []domain{textKey, textKey}}
 	// BySourcePosition: source ID, then position. FindBrokenLinks and
 	// every NoteLinks category.
 	BySourcePosition = Order[LinkRef]{Desc: []bool{false, false}, Keys: func(l LinkRef) []any {
 		return []any{l.SourceID, int64(l.Position)}
-	}}
+	}, domains: []domain{textKey, intKey("a position", 0, math.MaxInt64)}}
 	// ByDepth: depth, title, then ID. Descendants.
 	ByDepth = Order[Descendant]{Desc: []bool{false, false, false}, Keys: func(d Descendant) []any {
 		return []any{int64(d.Depth), d.Title, d.ID}
-	}}
+	}, domains: []domain{intKey("a depth", 1, MaxDescendantDepth), textKey, textKey}}
 	// ByRelatedScore: score descending, then ID. RelatedNotes.
 	ByRelatedScore = Order[Related]{Desc: []bool{true, false}, Keys: func(r Related) []any {
 		return []any{int64(r.Score), r.ID}
-	}}
+	}, domains: []domain{intKey("a score", 1, math.MaxInt64), textKey}}
 	// ByStartedDesc: StartedAt descending, then ID descending.
 	// ResponseHistory.
 	ByStartedDesc = Order[RunView]{Desc: []bool{true, true}, Keys: func(r RunView) []any {
 		return []any{micros(r.StartedAt), r.ID}
-	}}
-	// ByCodeScore: score descending, then file path, start line and ID.
-	// SearchCode.
-	ByCodeScore = Order[CodeMatch]{Desc: []bool{true, false, false, false}, Keys: func(m CodeMatch) []any {
-		return []any{m.Score, m.FilePath, int64(m.StartLine), m.ID}
-	}}
+	}, domains: []domain{timeKey, textKey}}
 	// ByNodeUpdatedDesc: UpdatedAt descending, then name. SearchNodes in
 	// Exact mode.
 	ByNodeUpdatedDesc = Order[NodeMatch]{Desc: []bool{true, false}, Keys: func(m NodeMatch) []any {
 		return []any{micros(m.UpdatedAt), m.Name}
-	}}
+	}, domains: []domain{timeKey, textKey}}
 	// ByNodeScore: score descending, then name. SearchNodes in Fuzzy mode.
 	ByNodeScore = Order[NodeMatch]{Desc: []bool{true, false}, Keys: func(m NodeMatch) []any {
 		return []any{m.Score, m.Name}
-	}}
+	}, domains: []domain{similarityKey, textKey}}
 )
 
 // SearchNotesOrder is the order of SearchNotes for query: notes whose folded
@@ -133,7 +232,16 @@ func SearchNotesOrder(query string) Order[NoteRef] {
 			rank = 0
 		}
 		return []any{rank, micros(n.UpdatedAt), n.ID}
-	}}
+	}, domains: []domain{intKey("a rank", 0, 1), timeKey, textKey}}
+}
+
+// SearchCodeOrder is the order of SearchCode for q: score descending, then
+// file path, start line and ID ascending. A cursor's score must be one a
+// chunk can have for q: a share of the query's [Terms] (see [TermScore]).
+func SearchCodeOrder(q CodeQuery) Order[CodeMatch] {
+	return Order[CodeMatch]{Desc: []bool{true, false, false, false}, Keys: func(m CodeMatch) []any {
+		return []any{m.Score, m.FilePath, int64(m.StartLine), m.ID}
+	}, domains: []domain{termShareKey(q.Query), textKey, intKey("a line", 1, math.MaxInt64), textKey}}
 }
 
 // NodeOrder is the order of SearchNodes in mode m.

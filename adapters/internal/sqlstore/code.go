@@ -100,7 +100,7 @@ func (s *Store) SearchCode(ctx context.Context, q ports.CodeQuery, p bounded.Pag
 		keys: []key{{inner: "m.shared", outer: "p.shared", desc: true, num: true, conv: toShared}, {inner: "c.file_path", outer: "p.file_path"},
 			{inner: "c.start_line", outer: "p.start_line", num: true}, {inner: "c.id", outer: "p.id"}},
 	}
-	page, _, err := collect(ctx, s, pq, req, scope, ports.ByCodeScore, func(counts []any, rows *sql.Rows) (ports.CodeMatch, bool, error) {
+	page, _, err := collect(ctx, s, pq, req, scope, ports.SearchCodeOrder(q), func(counts []any, rows *sql.Rows) (ports.CodeMatch, bool, error) {
 		var c ports.Chunk
 		var start, end, shared int64
 		if err := rows.Scan(append(counts, nstr{&c.ID}, nstr{&c.FilePath}, nstr{&c.Language}, nint{&start}, nint{&end},
