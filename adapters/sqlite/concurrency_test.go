@@ -7,6 +7,9 @@ import (
 
 	"github.com/boundedkit/bounded/adapters/internal/adaptertest"
 	"github.com/boundedkit/bounded/adapters/sqlite"
+	demovault "github.com/boundedkit/bounded/examples/notes/demo-vault"
+	"github.com/boundedkit/bounded/examples/notes/vault"
+	"github.com/boundedkit/bounded/ports"
 	"github.com/uptrace/bun"
 )
 
@@ -58,10 +61,10 @@ func TestConcurrentWrites(t *testing.T) {
 	t.Logf("%d concurrent writes through 2 pools: %d failed, in %v", st.Writes, st.Failed, st.Elapsed)
 }
 
-// TestReimport imports the demo vault twice: the second import changes
-// nothing.
+// TestReimport imports the demo vault of the notes example twice: the
+// second import changes nothing.
 func TestReimport(t *testing.T) {
-	n := adaptertest.Reimport(t, open)
+	n := adaptertest.Reimport(t, open, importDemoVault)
 	t.Logf("the demo vault's %d notes imported twice: identical reads", n)
 }
 
@@ -82,4 +85,10 @@ func TestReversedBatches(t *testing.T) {
 	if errs := adaptertest.ReversedBatches(t, open(t), adaptertest.Scaled(50, 10)); len(errs) > 0 {
 		t.Errorf("PutChunks of the same chunks in opposite orders from two goroutines: %v", errs[0])
 	}
+}
+
+// importDemoVault imports the notes example's demo vault into s.
+func importDemoVault(ctx context.Context, s ports.Notes) (adaptertest.ImportReport, error) {
+	rep, err := vault.Import(ctx, demovault.FS(), s)
+	return adaptertest.ImportReport{Imported: rep.Imported, Deleted: rep.Deleted, Refused: len(rep.Errors)}, err
 }

@@ -1,8 +1,10 @@
 // Package adaptertest holds the tests shared by the SQL adapters beyond
 // the conformance suite: a randomized differential test against memrepo,
 // hostile input through every search method, a 10 MB response body, and
-// use inside a caller's transaction. It is imported by the adapters' tests
-// only.
+// use inside a caller's transaction. Only the adapters' _test.go files
+// import it, as they import benchutil: TestTestSupportStaysInTests fails
+// when a package does, when a library package imports an example, or when
+// one imports "testing" outside the module's test-support packages.
 package adaptertest
 
 import (
