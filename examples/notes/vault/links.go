@@ -181,6 +181,23 @@ func relative(name string) bool {
 	return strings.HasPrefix(name, "./") || strings.HasPrefix(name, "../")
 }
 
+// keys returns the names under which the files a link from a note in
+// folder dir may resolve to are found: what a resolver must hold for it.
+func keys(dir string, l rawLink) []string {
+	names := []string{l.Target}
+	if l.md || relative(l.Target) {
+		names = append(names, path.Join(dir, l.Target))
+	}
+	var out []string
+	for _, n := range names {
+		out = append(out, nameKey(n))
+		if strings.EqualFold(path.Base(n), "index") && path.Dir(n) != "." {
+			out = append(out, nameKey(path.Dir(n))) // a folder's index note
+		}
+	}
+	return out
+}
+
 // resolver finds the files that link targets name, among the files it
 // holds (by [file.name]).
 type resolver map[string][]file

@@ -1,6 +1,9 @@
 package vault_test
 
 import (
+	"context"
+	"fmt"
+	"path"
 	"slices"
 	"testing"
 	"testing/fstest"
@@ -84,6 +87,12 @@ var linkCases = []struct {
 	{"external image", "en/a.md", "![x](https://example.com/i.png)", nil},
 }
 
+// Embeds and missing attachments among linkCases, and links stored.
+const (
+	linkCaseEmbeds  = 7
+	linkCaseMissing = 4
+)
+
 // linkVault is linkFiles with the note of one case.
 func linkVault(from, link string) fstest.MapFS {
 	fsys := fstest.MapFS{}
@@ -111,4 +120,54 @@ func TestLinks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestImporterLinks imports every case at once, each in a note of its
+// own, and checks the stored links, the summary's counts and the store's
+// broken links.
+func TestImporterLinks(t *testing.T) {
+	fsys := fstest.MapFS{}
+	for p, s := range linkFiles {
+		fsys[p] = file(s)
+	}
+	for i, c := range linkCases {
+		fsys[caseID(c.from, i)+".md"] = file("Link: " + c.link + "\n")
+	}
+	forEngines(t, func(t *testing.T, e engine) {
+		ctx := context.Background()
+		db := e.open(t)
+		sum, err := e.importer(db, 7).Import(ctx, fsys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		store, err := e.store(ctx, db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantBroken := 0
+		for i, c := range linkCases {
+			id := caseID(c.from, i)
+			got := noteLinks(t, store, id)
+			if diff := cmp.Diff(c.want, got); diff != "" {
+				t.Errorf("%s: %s in %s: links (-want +got):\n%s", c.name, c.link, id, diff)
+			}
+			for _, l := range c.want {
+				if !l.External && !exists(t, store, l.Target) {
+					wantBroken++
+				}
+			}
+		}
+		if sum.Embeds != linkCaseEmbeds || sum.Missing != linkCaseMissing || sum.Broken != wantBroken || sum.Attachments != 6 {
+			t.Errorf("summary %+v: want %d embeds, %d missing attachments, %d broken links, 6 attachments",
+				sum, linkCaseEmbeds, linkCaseMissing, wantBroken)
+		}
+		if n := brokenLinks(t, store); n != sum.Broken {
+			t.Errorf("FindBrokenLinks: %d, summary says %d", n, sum.Broken)
+		}
+	})
+}
+
+// caseID is the ID of the note of case i, in the folder of from.
+func caseID(from string, i int) string {
+	return path.Join(path.Dir(from), fmt.Sprintf("case%02d", i))
 }

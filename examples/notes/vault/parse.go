@@ -37,6 +37,27 @@ type parsedNote struct {
 // dir is the folder of the note's file, which relative links start from.
 func (n *parsedNote) dir() string { return path.Dir(n.path) }
 
+// deps returns the names (see [file.name]) of the files the note's links
+// and parents may resolve to, sorted and without duplicates: what a
+// resolver must hold to resolve it, and the names whose files appearing
+// or going can change it.
+func (n *parsedNote) deps() []string {
+	var out []string
+	for _, l := range n.links {
+		if !l.External {
+			out = append(out, keys(n.dir(), l)...)
+		}
+	}
+	for _, p := range n.parents {
+		out = append(out, keys(n.dir(), rawLink{Link: ports.Link{Target: parentName(p)}})...)
+	}
+	for dir := path.Dir(n.ID); dir != "."; dir = path.Dir(dir) {
+		out = append(out, nameKey(dir))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // parentName is a front matter parent as a link target: "[[Note|x]]" is
 // "Note".
 func parentName(p string) string {
