@@ -5,16 +5,33 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/examples/notes/vault"
 	"github.com/boundedkit/bounded/tools"
 )
+
+// TestMain keeps the tests' databases in a temporary cache directory.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "notes-test-cache-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	userCacheDir = func() (string, error) { return dir, nil }
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
 
 type envelope struct {
 	Results    []map[string]any   `json:"results"`
@@ -43,6 +60,9 @@ func runTool(t *testing.T, args ...string) (envelope, string, string) {
 	return env, stdout.String(), stderr.String()
 }
 
+// summaryRE matches the import's one-line summary on stderr.
+var summaryRE = regexp.MustCompile(`^notes: .+ in .+\.db: \d+ notes? \(\d+ added, \d+ changed, \d+ relinked, \d+ removed\), .+ in [0-9.]+[µm]?s\n$`)
+
 func ids(env envelope) []string {
 	var out []string
 	for _, r := range env.Results {
@@ -51,11 +71,17 @@ func ids(env envelope) []string {
 	return out
 }
 
-// TestREADMECommand is the README's command on the demo vault.
+// TestREADMECommand is the README's command on the demo vault, run from
+// an empty working directory, which it leaves empty.
 func TestREADMECommand(t *testing.T) {
+	wd := t.TempDir()
+	t.Chdir(wd)
 	env, _, stderr := runTool(t, "search_by_links", `{"hasLinksTo":["Home"]}`)
-	if stderr != "" {
-		t.Errorf("the demo vault imports with messages:\n%s", stderr)
+	if !summaryRE.MatchString(stderr) || !strings.Contains(stderr, " 30 notes (") || !strings.Contains(stderr, " 1 broken link ") {
+		t.Errorf("stderr is not the summary of the demo vault's import:\n%s", stderr)
+	}
+	if files, err := os.ReadDir(wd); err != nil || len(files) > 0 {
+		t.Errorf("the working directory holds %v (%v)", files, err)
 	}
 	got := ids(env)
 	if env.Pagination.Total != 21 || len(got) != 21 || got[0] != "Inbox" || !slices.Contains(got, "projects/atlas/design") || env.Pagination.HasMore {
@@ -227,5 +253,159 @@ func TestListAndErrors(t *testing.T) {
 	}
 	if err := run(context.Background(), nil, &stdout, &stderr); err == nil {
 		t.Error("no tool name: no error")
+	}
+}
+
+// cacheFiles returns the database files in the test cache directory.
+func cacheFiles(t *testing.T) []string {
+	t.Helper()
+	dir, _ := userCacheDir()
+	files, err := filepath.Glob(filepath.Join(dir, "bounded", "notes", "*.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// TestDatabaseKept imports a vault by three calls, from an empty working
+// directory: the database stays in the cache directory, one per vault,
+// and each call imports only what changed.
+func TestDatabaseKept(t *testing.T) {
+	wd := t.TempDir()
+	t.Chdir(wd)
+	root := writeVault(t, map[string]string{
+		"my vault/Home.md":        "# Home\n[[a]] ![[pic.png]]\n",
+		"my vault/a.md":           "[[Home]]\n",
+		"my vault/pic.png":        "png",
+		"elsewhere/my vault/x.md": "x\n",
+	})
+	dir, other := filepath.Join(root, "my vault"), filepath.Join(root, "elsewhere", "my vault")
+	before := len(cacheFiles(t))
+	for i, c := range []struct {
+		dir, change, want string
+	}{
+		{dir, "", " 2 notes (2 added, 0 changed, 0 relinked, 0 removed), 1 attachment, 2 links, 1 embed, 0 broken links "},
+		{dir, "", " 2 notes (0 added, 0 changed, 0 relinked, 0 removed), "},
+		{dir, "a.md", " 2 notes (0 added, 1 changed, 0 relinked, 0 removed), "},
+		{other, "", " 1 note (1 added, 0 changed, 0 relinked, 0 removed), "},
+	} {
+		if c.change != "" {
+			if err := os.WriteFile(filepath.Join(c.dir, c.change), []byte("[[Home]] and more\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, _, stderr := runTool(t, "-vault", c.dir, "list_notes")
+		if !summaryRE.MatchString(stderr) || !strings.Contains(stderr, c.want) || !strings.HasPrefix(stderr, "notes: "+c.dir+" in ") {
+			t.Errorf("call %d: stderr %q, want a summary with %q", i+1, stderr, c.want)
+		}
+	}
+	files := cacheFiles(t)
+	if len(files)-before != 2 {
+		t.Errorf("the cache holds %q: want one more database for each vault", files)
+	}
+	for _, f := range files {
+		if !strings.HasPrefix(filepath.Base(f), "my vault-") && !strings.HasPrefix(filepath.Base(f), "demo-vault-") {
+			t.Errorf("database %s is not named after its vault", f)
+		}
+	}
+	if entries, err := os.ReadDir(wd); err != nil || len(entries) > 0 {
+		t.Errorf("the working directory holds %v (%v)", entries, err)
+	}
+
+	// -db puts the database where it says, and nothing in the cache.
+	db := filepath.Join(t.TempDir(), "notes.db")
+	runTool(t, "-vault", dir, "-db", db, "list_notes")
+	if _, err := os.Stat(db); err != nil || len(cacheFiles(t)) != len(files) {
+		t.Errorf("-db %s: %v; cache %q", db, err, cacheFiles(t))
+	}
+}
+
+func TestQuiet(t *testing.T) {
+	dir := writeVault(t, map[string]string{"Home.md": "# Home\n", "latin1.md": "caf\xe9\n"})
+	_, _, stderr := runTool(t, "-q", "-vault", dir, "list_notes")
+	if want := "notes: skipped " + filepath.Join(dir, "latin1.md") + ": not valid UTF-8\n"; stderr != want {
+		t.Errorf("-q: stderr %q, want only %q", stderr, want)
+	}
+	if _, _, stderr := runTool(t, "-q", "list_notes"); stderr != "" {
+		t.Errorf("-q on the demo vault: stderr %q", stderr)
+	}
+}
+
+// TestVaultErrors calls with vaults that cannot be read: the error names
+// the vault.
+func TestVaultErrors(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "no such vault")
+	notDir := filepath.Join(dir, "note.md")
+	if err := os.WriteFile(notDir, []byte("# x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ dir, want string }{
+		{missing, "vault " + missing + ": no such file or directory"},
+		{notDir, "vault " + notDir + ": not a directory"},
+	}
+	if os.Geteuid() != 0 { // root reads any folder
+		locked := filepath.Join(dir, "locked")
+		if err := os.Mkdir(locked, 0o000); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Chmod(locked, 0o755) })
+		cases = append(cases, struct{ dir, want string }{locked, "vault " + locked + ": permission denied"})
+	} else {
+		t.Log("running as root: the unreadable vault is not tried")
+	}
+	for _, c := range cases {
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), []string{"-vault", c.dir, "list_notes"}, &stdout, &stderr)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("-vault %s: error %v, want %q", c.dir, err, c.want)
+		}
+	}
+}
+
+func TestProgress(t *testing.T) {
+	var b bytes.Buffer
+	p := &progress{w: &b}
+	for _, c := range []struct {
+		pr   vault.Progress
+		want string
+	}{
+		{vault.Progress{Stage: "scan", Done: 300, Elapsed: 50 * time.Millisecond}, ""}, // too early
+		{vault.Progress{Stage: "scan", Done: 5000, Elapsed: 250 * time.Millisecond}, "\rnotes: scanning files: 5,000 (20,000/s)\x1b[K"},
+		{vault.Progress{Stage: "scan", Done: 6000, Elapsed: 300 * time.Millisecond}, ""}, // too soon after
+		{vault.Progress{Stage: "write", Done: 1200, Total: 3000, Elapsed: 400 * time.Millisecond}, "\rnotes: writing notes: 1,200 of 3,000 (3,000/s)\x1b[K"},
+	} {
+		b.Reset()
+		p.report(c.pr)
+		if b.String() != c.want {
+			t.Errorf("report(%+v) wrote %q, want %q", c.pr, b.String(), c.want)
+		}
+	}
+	b.Reset()
+	p.clear()
+	if b.String() != "\r\x1b[K" {
+		t.Errorf("clear wrote %q", b.String())
+	}
+	b.Reset()
+	(&progress{w: &b}).clear()
+	if b.Len() > 0 {
+		t.Errorf("clear without progress wrote %q", b.String())
+	}
+
+	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if isTerminal(&b) || isTerminal(f) {
+		t.Error("a buffer or a file is a terminal")
+	}
+}
+
+func TestThousands(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 123456: "123,456", 1234567: "1,234,567", -1234: "-1,234"} {
+		if got := thousands(n); got != want {
+			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
+		}
 	}
 }
