@@ -140,6 +140,7 @@ func FuzzFit(f *testing.F) {
 func FuzzAppendJSONString(f *testing.F) {
 	f.Add("plain")
 	f.Add("\b\f\n\r\t\x00\x1f\x7f\"\\<>&\u2028\u2029\xff\xe2\x82é日👩‍👩‍👧")
+	f.Add("overlong \xe0\x80\xaf, surrogate \xed\xa0\x80, \xed\x9f\xbf, \xc1\xbf, \xf4\x90\x80\x80, \xe2\x80\xa8\xe2\x80")
 	f.Fuzz(func(t *testing.T, s string) {
 		var want bytes.Buffer
 		enc := json.NewEncoder(&want)

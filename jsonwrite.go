@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 )
@@ -158,39 +159,31 @@ func appendPageInfo(b []byte, pi *PageInfo) ([]byte, error) {
 
 // appendJSONString appends s as a JSON string exactly as encoding/json does
 // with HTML escaping off: \" \\ \b \f \n \r \t, other controls as \u00XX,
-// invalid UTF-8 as \ufffd, and U+2028, U+2029 escaped.
+// each invalid UTF-8 byte as \ufffd, and U+2028, U+2029 escaped.
 func appendJSONString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
-	start := 0
+	start := 0 // s[start:i] is written as it is, not yet appended
 	for i := 0; i < len(s); {
-		// 32 bytes at a time while none needs a look, then 8.
-		for ; len(s)-i >= 32; i += 32 {
-			c := s[i : i+32]
-			w0, w1, w2, w3 := load64(c, 0), load64(c, 8), load64(c, 16), load64(c, 24)
-			if plainMask(w0)|plainMask(w1)|plainMask(w2)|plainMask(w3) != 0 {
-				break
-			}
-		}
-		if i == len(s) {
-			break
-		}
+		// Plain bytes are passed over 8 at a time (32 after a plain 8), to
+		// the first that is not, which the word's mask locates.
 		if len(s)-i >= 8 {
-			// 8 bytes at a time while none needs a look.
-			if plainMask(load64(s, i)) == 0 {
-				i += 8
+			m := plainMask(load64(s, i))
+			if m == 0 {
+				for i += 8; len(s)-i >= 32; i += 32 {
+					w := s[i : i+32]
+					if plainMask(load64(w, 0))|plainMask(load64(w, 8))|plainMask(load64(w, 16))|plainMask(load64(w, 24)) != 0 {
+						break
+					}
+				}
 				continue
 			}
-		} else if len(s) >= 8 && plainMask(load64(s, len(s)-8)) == 0 {
-			// The last few bytes, read as the end of the last 8: plain.
-			break
+			i += bits.TrailingZeros64(m) / 8
+		} else if plainByte[s[i]] {
+			i++
+			continue
 		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
+		if c := s[i]; c < utf8.RuneSelf {
 			b = append(b, s[start:i]...)
 			switch c {
 			case '"', '\\':
@@ -212,26 +205,37 @@ func appendJSONString(b []byte, s string) []byte {
 			start = i
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
-			start = i
-			continue
+		// A run of non-ASCII runes.
+		for i < len(s) && s[i] >= utf8.RuneSelf {
+			switch size := runeLen(s, i); {
+			case size == 1:
+				b = append(b, s[start:i]...)
+				b = append(b, `\ufffd`...)
+				i++
+				start = i
+			case size == 3 && s[i] == 0xE2 && s[i+1] == 0x80 && s[i+2]&^1 == 0xA8:
+				// U+2028 or U+2029
+				b = append(b, s[start:i]...)
+				b = append(b, '\\', 'u', '2', '0', '2', hex[s[i+2]&0xF])
+				i += 3
+				start = i
+			default:
+				i += size
+			}
 		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
 }
+
+// plainByte reports for each byte whether a JSON string holds it as it is:
+// printable ASCII other than a quote or a backslash.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // plainMask is 0 when each of the 8 bytes of w is written in a JSON string
 // as it is: printable ASCII other than a quote or a backslash. Otherwise it
@@ -270,10 +274,34 @@ func runeCount(b []byte) int {
 				i++
 				continue
 			}
-			_, size := utf8.DecodeRune(b[i:])
+			size := runeLen(b, i)
 			n -= size - 1
 			i += size
 		}
 	}
 	return n
+}
+
+// runeLen is the length of the rune s[i:] starts with, s[i] being
+// utf8.RuneSelf or more, as utf8 decodes it: 1 for an invalid byte. Two-
+// and three-byte runes, the letters of most scripts, are checked here.
+func runeLen[T string | []byte](s T, i int) int {
+	c := s[i]
+	if c >= 0xC2 && c < 0xE0 && i+1 < len(s) && s[i+1]&0xC0 == 0x80 {
+		return 2
+	}
+	if c >= 0xE0 && c < 0xF0 && i+2 < len(s) && s[i+2]&0xC0 == 0x80 {
+		lo, hi := byte(0x80), byte(0xBF)
+		switch c {
+		case 0xE0:
+			lo = 0xA0 // not overlong
+		case 0xED:
+			hi = 0x9F // not a surrogate
+		}
+		if c1 := s[i+1]; lo <= c1 && c1 <= hi {
+			return 3
+		}
+	}
+	_, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
+	return size
 }
