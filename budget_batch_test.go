@@ -180,26 +180,6 @@ func TestFitBatchErrors(t *testing.T) {
 	}
 }
 
-// TestTruncationLen checks the length measure computes against the
-// encoding it measures.
-func TestTruncationLen(t *testing.T) {
-	r := rand.New(rand.NewPCG(2, 9))
-	num := func() int { return []int{0, 1, 9, 10, 99, 100, 12345, math.MaxInt}[r.IntN(8)] + r.IntN(3) - 1 }
-	for range 1000 {
-		tr := Truncation{
-			Reason:        []string{"", ReasonCharacterLimit, ReasonTokenLimit, ReasonSingleResultTooLarge}[r.IntN(4)],
-			OriginalCount: num(), ReturnedCount: num(), EstimatedChars: num(),
-			LimitChars: num(), EstimatedTokens: num(), LimitTokens: num(),
-		}
-		if r.IntN(2) == 0 {
-			tr.ClippedFields = []string{"content"}
-		}
-		if got, want := truncationLen(&tr), len(appendTruncation(nil, &tr, nil)); got != want {
-			t.Fatalf("%+v: truncationLen %d, encoded %d", tr, got, want)
-		}
-	}
-}
-
 // TestRuneCount compares runeCount with utf8.RuneCount on ASCII runs of
 // every length around its 32-byte steps, with non-ASCII and invalid bytes
 // at every position.

@@ -1,10 +1,5 @@
 package bounded
 
-import (
-	"bytes"
-	"encoding/json"
-)
-
 // Envelope is the one JSON object a tool returns for a page of results:
 //
 //	{"results":[...],"pagination":{...},"truncated":false,"truncation":{...},
@@ -44,11 +39,5 @@ func (e Envelope[T]) MarshalJSON() ([]byte, error) {
 	if p.Results == nil {
 		p.Results = []T{}
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(p); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'}), nil
+	return marshalNoEscape(p)
 }

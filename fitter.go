@@ -572,6 +572,7 @@ func (f *fitter) measure(s *shape, tokens int) error {
 	// that of the items alone (an estimate never decreases as text is
 	// added), which saves a step when it has as many digits.
 	chars, estimated := fixed, 0
+	var scratch [256]byte
 	if f.est && s.clipped == nil {
 		e := f.snap(s.k)
 		estimated = e.tokens()
@@ -585,7 +586,9 @@ func (f *fitter) measure(s *shape, tokens int) error {
 		case f.tok == nil:
 			s.tr.EstimatedTokens = f.b.estimateTokens(chars)
 		}
-		got := fixed + truncationLen(&s.tr)
+		// The report but for the contents of ClippedFields, counted in
+		// fixed: all ASCII, Reason being one of the Reason constants.
+		got := fixed + len(appendTruncation(scratch[:0], &s.tr, nil))
 		if f.est && got == chars {
 			// The estimate of a number depends on its digits' count only
 			// (a token a group of 3): a count with as many digits as the

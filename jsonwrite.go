@@ -51,28 +51,6 @@ func appendTruncation(b []byte, tr *Truncation, paths [][]byte) []byte {
 	return append(b, '}')
 }
 
-// truncationLen is the length of appendTruncation(nil, tr, paths) but for
-// the contents of ClippedFields (its brackets counted): tr's fixed keys and
-// its numbers' digits.
-func truncationLen(tr *Truncation) int {
-	n := len(`{"originalCount":,"returnedCount":,"estimatedChars":,"limitChars":,"estimatedTokens":,"limitTokens":}`) +
-		digits(tr.OriginalCount) + digits(tr.ReturnedCount) + digits(tr.EstimatedChars) +
-		digits(tr.LimitChars) + digits(tr.EstimatedTokens) + digits(tr.LimitTokens)
-	if tr.Reason != "" {
-		n += len(`"reason":`) + jsonStringLen(tr.Reason) + len(",")
-	}
-	if len(tr.ClippedFields) > 0 {
-		n += len(`,"clippedFields":[]`)
-	}
-	if tr.NeededChars != 0 {
-		n += len(`,"neededChars":`) + digits(tr.NeededChars)
-	}
-	if tr.NeededTokens != 0 {
-		n += len(`,"neededTokens":`) + digits(tr.NeededTokens)
-	}
-	return n
-}
-
 // digits is the length of strconv.Itoa(n).
 func digits(n int) int {
 	d := 1
@@ -87,13 +65,6 @@ func digits(n int) int {
 		d++
 	}
 	return d
-}
-
-// jsonStringLen is the length of appendJSONString(nil, s), quotes
-// included.
-func jsonStringLen(s string) int {
-	var scratch [64]byte
-	return len(appendJSONString(scratch[:0], s))
 }
 
 // appendArgs appends a as [Args.MarshalJSON] encodes it (a test checks that
