@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -164,19 +165,20 @@ type jsonNode struct {
 	kind byte   // '{', '[', '"', or 0 for a number, true, false or null
 	lit  string // the literal, for kind 0
 	// Objects and arrays.
-	names []string // an object's keys, for paths
-	keys  [][]byte // an object's keys, encoded
+	names []string // an object's keys, decoded, for paths
+	keys  [][]byte // an object's keys as the item encoded them
 	kids  []*jsonNode
 	// Strings.
-	orig     string // the string as the item encoded it
+	orig     string // the string the item encoded (see unquoteJSON)
 	str      string // the string as it is now
-	enc      []byte // str, encoded
+	enc      []byte // str, encoded: as the item encoded it until clipped
 	cur      int    // runes of str
 	encRunes int    // runes of enc without its quotes
 	clipped  bool
 	path     string // for ClippedFields
 }
 
+// setString sets n's string to s, a clip of n.orig, and encodes it.
 func (n *jsonNode) setString(s string) {
 	n.str = s
 	n.enc = appendJSONString(n.enc[:0], s)
@@ -184,14 +186,18 @@ func (n *jsonNode) setString(s string) {
 	n.encRunes = runeCount(n.enc) - 2
 }
 
-// parseJSONTree decodes one JSON value, numbers kept as written.
+// parseJSONTree decodes one JSON value, numbers kept as written, keys and
+// strings kept as encoded until they are clipped. The tree does not refer
+// to b.
 func parseJSONTree(b []byte) (*jsonNode, error) {
+	b = bytes.Clone(b)
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
-	return parseJSONNode(dec)
+	return parseJSONNode(dec, b)
 }
 
-func parseJSONNode(dec *json.Decoder) (*jsonNode, error) {
+func parseJSONNode(dec *json.Decoder, in []byte) (*jsonNode, error) {
+	from := dec.InputOffset()
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, err
@@ -201,15 +207,15 @@ func parseJSONNode(dec *json.Decoder) (*jsonNode, error) {
 		n := &jsonNode{kind: byte(v)}
 		for dec.More() {
 			if v == '{' {
-				kt, err := dec.Token()
-				if err != nil {
+				from := dec.InputOffset()
+				if _, err := dec.Token(); err != nil {
 					return nil, err
 				}
-				key, _ := kt.(string)
-				n.names = append(n.names, key)
-				n.keys = append(n.keys, appendJSONString(nil, key))
+				key := rawString(in, from, dec.InputOffset())
+				n.names = append(n.names, unquoteJSON(key))
+				n.keys = append(n.keys, key)
 			}
-			kid, err := parseJSONNode(dec)
+			kid, err := parseJSONNode(dec, in)
 			if err != nil {
 				return nil, err
 			}
@@ -220,9 +226,10 @@ func parseJSONNode(dec *json.Decoder) (*jsonNode, error) {
 		}
 		return n, nil
 	case string:
-		n := &jsonNode{kind: '"', orig: v}
-		n.setString(v)
-		return n, nil
+		// Its own copy of the encoding, which setString overwrites.
+		enc := bytes.Clone(rawString(in, from, dec.InputOffset()))
+		s := unquoteJSON(enc)
+		return &jsonNode{kind: '"', orig: s, str: s, enc: enc, cur: utf8.RuneCountInString(s), encRunes: runeCount(enc) - 2}, nil
 	case json.Number:
 		return &jsonNode{lit: v.String()}, nil
 	case bool:
@@ -230,6 +237,87 @@ func parseJSONNode(dec *json.Decoder) (*jsonNode, error) {
 	default:
 		return &jsonNode{lit: "null"}, nil
 	}
+}
+
+// rawString returns the string token that a decoder read from in[from:to]:
+// from its opening quote (after any separator) to its closing one.
+func rawString(in []byte, from, to int64) []byte {
+	raw := in[from:to]
+	return raw[bytes.IndexByte(raw, '"'):]
+}
+
+// unquoteJSON returns the string that q, a valid JSON string with its
+// quotes, encodes; an escaped U+FFFD becomes the byte 0xFF. encoding/json
+// writes each invalid UTF-8 byte of a string as \ufffd, and a valid U+FFFD
+// as itself: appendJSONString writes the string returned, or a clip of it,
+// as encoding/json writes the string the item held, or that clip of it.
+func unquoteJSON(q []byte) string {
+	q = q[1 : len(q)-1]
+	if bytes.IndexByte(q, '\\') < 0 {
+		return string(q)
+	}
+	b := make([]byte, 0, len(q))
+	for i := 0; i < len(q); {
+		c := q[i]
+		if c != '\\' {
+			b = append(b, c)
+			i++
+			continue
+		}
+		switch c = q[i+1]; c {
+		case 'b':
+			b = append(b, '\b')
+		case 'f':
+			b = append(b, '\f')
+		case 'n':
+			b = append(b, '\n')
+		case 'r':
+			b = append(b, '\r')
+		case 't':
+			b = append(b, '\t')
+		case 'u':
+			r := hex4(q[i+2 : i+6])
+			i += 6
+			if utf16.IsSurrogate(r) {
+				r2 := utf8.RuneError
+				if len(q)-i >= 6 && q[i] == '\\' && q[i+1] == 'u' {
+					r2 = hex4(q[i+2 : i+6])
+				}
+				if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+					r = d
+					i += 6
+				} else {
+					r = utf8.RuneError
+				}
+			} else if r == utf8.RuneError {
+				b = append(b, 0xFF)
+				continue
+			}
+			b = utf8.AppendRune(b, r)
+			continue
+		default: // '"', '\\', '/'
+			b = append(b, c)
+		}
+		i += 2
+	}
+	return string(b)
+}
+
+// hex4 is the value of the 4 hexadecimal digits of h.
+func hex4(h []byte) rune {
+	var r rune
+	for _, c := range h {
+		switch {
+		case c <= '9':
+			c -= '0'
+		case c <= 'F':
+			c -= 'A' - 10
+		default:
+			c -= 'a' - 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
 }
 
 // collect appends the string leaves under n to leaves, in document order,
