@@ -1,12 +1,17 @@
 package bounded
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"go/build"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // benchDoc is a realistic search result: an id, a title, a path, about 300
@@ -91,16 +96,188 @@ func BenchmarkMarshal(b *testing.B) {
 // BenchmarkFitVsMarshal runs Fit and json.Marshal of the same items in a
 // rotating order, so that all see the same load on a shared machine, and
 // reports the ratio of their times as fit/marshal: Fit with the default
-// budget, whose tokens the Estimator counts. It runs Fit with the same
-// budget estimating tokens at a flat DefaultCharsPerToken too, and reports
-// that ratio as flat/marshal.
+// budget, whose tokens the Estimator counts, raised to 10 million
+// characters so that nothing is cut. It runs Fit with the same budget
+// estimating tokens at a flat DefaultCharsPerToken too, and reports that
+// ratio as flat/marshal. Each fixture runs at 10, 100 and 1,000 items:
+// ascii, short English results; markdown, vault notes with accents, CJK
+// and emoji; code, chunks of Go source; json, response bodies that are
+// JSON themselves.
 func BenchmarkFitVsMarshal(b *testing.B) {
-	for _, n := range benchSizes {
-		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			docs, in, budget := benchInput(n)
-			fitVsMarshal(b, docs, in, budget)
-		})
+	for _, fx := range benchFixtures {
+		for _, n := range benchSizes {
+			b.Run(fmt.Sprintf("%s/n=%d", fx.name, n), func(b *testing.B) {
+				fx.vsMarshal(b, n)
+			})
+		}
 	}
+}
+
+// benchFixture is a kind of result; vsMarshal runs fitVsMarshal on n of
+// them.
+type benchFixture struct {
+	name      string
+	vsMarshal func(b *testing.B, n int)
+}
+
+var benchFixtures = []benchFixture{
+	{"ascii", func(b *testing.B, n int) { vsMarshal(b, benchDocs(n)) }},
+	{"markdown", func(b *testing.B, n int) { vsMarshal(b, benchNotes(n)) }},
+	{"code", func(b *testing.B, n int) { vsMarshal(b, benchCode(b, n)) }},
+	{"json", func(b *testing.B, n int) { vsMarshal(b, benchRuns(n)) }},
+}
+
+// vsMarshal runs fitVsMarshal on items with a budget that cuts none.
+func vsMarshal[T any](b *testing.B, items []T) {
+	n := len(items)
+	in := FitInput[T]{
+		Page: Paged[T]{Items: items, Page: Request{Limit: n}.Info(5*n, n)},
+		Call: Call{Tool: "search_knowledge", Args: Args{{"query", "auth"}}, Paging: ByPage, DefaultLimit: n},
+	}
+	fitVsMarshal(b, items, in, Budget{MaxChars: 10_000_000})
+}
+
+// benchNote is a note as get_notes returns it (ports.NoteContent's
+// shape; the root package's tests cannot import ports, which imports it):
+// about 1,000 bytes of Markdown with front matter, in several languages.
+type benchNote struct {
+	ID        string     `json:"id"`
+	Title     string     `json:"title"`
+	Tags      []string   `json:"tags,omitempty"`
+	UpdatedAt time.Time  `json:"updatedAt"`
+	Content   string     `json:"content"`
+	Window    WindowInfo `json:"contentMetadata"`
+}
+
+// benchParagraphs are the notes' paragraphs: one character in seven is
+// not ASCII (a third of the bytes).
+var benchParagraphs = []string{
+	"Réunion de l'équipe à Zürich : le café était froid, mais la décision est prise — on migre l'index vers Postgres avant la fin du trimestre.",
+	"東京オフィスの会議メモ：検索結果のページングは次のカーソルで続ける。予算を超えたら結果の境界で切り、残りの件数をヒントに書く。",
+	"Ship it 🚀 — the cursor walk passes on SQLite and Postgres 🎉; still open: 👩‍💻 a review by [[grace]] and the release notes ✍️.",
+	"- [ ] Überprüfen: naïve Unicode handling in `Clip` (e\u0301 vs é), Straße vs STRASSE\n- [x] Größe der Antworten messen",
+	"> \"Keep the front matter,\" said Ada. Paths like C:\\vault\\notes and tabs\tmust survive the round trip.",
+	"## Nächste Schritte\n\n1. São Paulo team sync on Thursday\n2. Привет, мир: проверка кириллицы в заметках\n3. 서울 팀과 일정 조율",
+	"Plain English: pagination keeps every tool response inside the agent's context budget, linking [[Home]] and [[projects/bounded]].",
+}
+
+func benchNotes(n int) []benchNote {
+	notes := make([]benchNote, n)
+	at := time.Date(2026, 2, 12, 9, 30, 0, 0, time.UTC)
+	for i := range notes {
+		title := fmt.Sprintf("Journal %d — Café & 会議 %d", i, i%7)
+		var b strings.Builder
+		fmt.Fprintf(&b, "---\ntitle: %s\ntags: [journal, équipe]\nupdated: %s\n---\n# %s\n\n", title, at.Format(time.RFC3339), title)
+		lines := 6
+		for j := 0; b.Len() < 900; j++ {
+			b.WriteString(benchParagraphs[(i+j)%len(benchParagraphs)])
+			b.WriteString("\n\n")
+			lines += 2
+		}
+		notes[i] = benchNote{
+			ID:        fmt.Sprintf("journal/2026-%02d-%02d.md", 1+i%12, 1+i%28),
+			Title:     title,
+			Tags:      []string{"journal", "équipe", "東京"},
+			UpdatedAt: at.Add(time.Duration(i) * time.Hour),
+			Content:   b.String(),
+			Window:    WindowInfo{TotalLines: lines, ReturnedLines: lines},
+		}
+	}
+	return notes
+}
+
+// benchChunk is a chunk of Go source as code search returns it, about 500
+// bytes.
+type benchChunk struct {
+	Path      string  `json:"path"`
+	StartLine int     `json:"startLine"`
+	EndLine   int     `json:"endLine"`
+	Content   string  `json:"content"`
+	Score     float64 `json:"score"`
+}
+
+// benchCode returns n chunks of 25 lines of Go source: encoding/json's,
+// from GOROOT, read again from the start as often as needed.
+func benchCode(b *testing.B, n int) []benchChunk {
+	dir := filepath.Join(build.Default.GOROOT, "src", "encoding", "json")
+	var chunks []benchChunk
+	for len(chunks) < n {
+		for _, name := range []string{"decode.go", "encode.go", "scanner.go", "stream.go"} {
+			src, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil {
+				b.Skipf("Go source for the code fixture: %v", err)
+			}
+			lines := strings.SplitAfter(string(src), "\n")
+			for start := 0; start < len(lines) && len(chunks) < n; start += 25 {
+				end := min(start+25, len(lines))
+				chunks = append(chunks, benchChunk{
+					Path:      "encoding/json/" + name,
+					StartLine: start + 1,
+					EndLine:   end,
+					Content:   strings.Join(lines[start:end], ""),
+					Score:     1 - float64(len(chunks))/float64(n+1),
+				})
+			}
+		}
+	}
+	return chunks
+}
+
+// benchRun is a recorded HTTP response as response history returns it
+// (ports.RunView's shape): its body, about 1,200 bytes of indented JSON, has
+// its quotes, newlines and escapes escaped again.
+type benchRun struct {
+	ID            string    `json:"id"`
+	EndpointID    string    `json:"endpointId"`
+	StartedAt     time.Time `json:"startedAt"`
+	FinishedAt    time.Time `json:"finishedAt"`
+	Status        string    `json:"status"`
+	StatusCode    int       `json:"statusCode"`
+	Body          string    `json:"body"`
+	BodyChars     int       `json:"bodyChars"`
+	BodyTruncated bool      `json:"bodyTruncated"`
+}
+
+func benchRuns(n int) []benchRun {
+	type user struct {
+		ID    int      `json:"id"`
+		Name  string   `json:"name"`
+		Email string   `json:"email"`
+		URL   string   `json:"url"`
+		Bio   string   `json:"bio"`
+		Roles []string `json:"roles"`
+	}
+	runs := make([]benchRun, n)
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	for i := range runs {
+		var users []user
+		for j := range 3 {
+			id := i*3 + j
+			users = append(users, user{
+				ID:    id,
+				Name:  fmt.Sprintf("User %d \"the %s\" O'Neil", id, []string{"first", "second", "third"}[j]),
+				Email: fmt.Sprintf("user%d@example.com", id),
+				URL:   fmt.Sprintf("https://api.example.com/v2/users/%d?expand=roles&fields=name,bio", id),
+				Bio:   "Line one of the bio.\nLine two, with a <b>bold</b> claim\tand a tab.",
+				Roles: []string{"reader", "writer"},
+			})
+		}
+		body, _ := json.MarshalIndent(map[string]any{
+			"data": users,
+			"meta": map[string]any{"page": i, "next": fmt.Sprintf("/v2/users?page=%d", i+1), "total": 3000},
+		}, "", "  ")
+		runs[i] = benchRun{
+			ID:         fmt.Sprintf("run-%06d", i),
+			EndpointID: "users-api",
+			StartedAt:  at.Add(time.Duration(i) * time.Minute),
+			FinishedAt: at.Add(time.Duration(i)*time.Minute + 230*time.Millisecond),
+			Status:     "ok",
+			StatusCode: 200,
+			Body:       string(body),
+			BodyChars:  utf8.RuneCount(body),
+		}
+	}
+	return runs
 }
 
 // fitVsMarshal reports fit/marshal and flat/marshal for in, whose items
@@ -192,4 +369,50 @@ func rotating(b *testing.B, run ...func() error) []time.Duration {
 		}
 	}
 	return took
+}
+
+// BenchmarkAppendJSONString writes the long strings of each fixture
+// (contents, bodies) with appendJSONString and with encoding/json (an
+// Encoder without HTML escaping, as Fit's other items are written), in a
+// rotating order, and reports the ratio of their times as append/json.
+func BenchmarkAppendJSONString(b *testing.B) {
+	texts := map[string][]string{}
+	for _, d := range benchDocs(100) {
+		texts["ascii"] = append(texts["ascii"], d.Content)
+	}
+	for _, d := range benchNotes(100) {
+		texts["markdown"] = append(texts["markdown"], d.Content)
+	}
+	for _, d := range benchCode(b, 100) {
+		texts["code"] = append(texts["code"], d.Content)
+	}
+	for _, d := range benchRuns(100) {
+		texts["json"] = append(texts["json"], d.Body)
+	}
+	for _, fx := range benchFixtures {
+		b.Run(fx.name, func(b *testing.B) {
+			var buf []byte
+			var w bytes.Buffer
+			enc := json.NewEncoder(&w)
+			enc.SetEscapeHTML(false)
+			took := rotating(b,
+				func() error {
+					for _, s := range texts[fx.name] {
+						buf = appendJSONString(buf[:0], s)
+					}
+					return nil
+				},
+				func() error {
+					for _, s := range texts[fx.name] {
+						w.Reset()
+						if err := enc.Encode(s); err != nil {
+							return err
+						}
+					}
+					return nil
+				},
+			)
+			b.ReportMetric(float64(took[0])/float64(took[1]), "append/json")
+		})
+	}
 }
