@@ -11,28 +11,30 @@ import (
 	"sync"
 	"time"
 	"unicode"
-	"unsafe"
 )
 
 // This file holds Fit's item encoder: for the item types tools return
 // (structs of strings, numbers, booleans, times, slices and pointers of
 // those), an encoder compiled once per type that appends exactly the bytes
-// encoding/json's Encoder writes with HTML escaping off, two to three times
-// as fast: it reads fields at their offsets instead of through
-// reflect.Value, writes plain string fields inline, skips plain ASCII 32
-// bytes at a time, and appends straight into Fit's buffer. Any type it is
-// not certain to encode alike (maps, interfaces, arrays, embedded pointers,
-// types with their own MarshalJSON or MarshalText other than time.Time and
-// Args, json.Number, the ",string" and ",omitzero" options, invalid or
-// repeated names, recursive types) gets no compiled encoder, and Fit uses
+// encoding/json's Encoder writes with HTML escaping off. Like encoding/json
+// it reads values through reflect, with each struct's fields resolved
+// once; unlike it, it appends straight into Fit's buffer, one item at a
+// time, so that item boundaries are known without a second look, and it
+// writes strings with appendJSONString. Any type it is not certain to
+// encode alike (maps, interfaces, arrays, embedded pointers, types with
+// their own MarshalJSON or MarshalText other than time.Time and Args,
+// json.Number, the ",string" and ",omitzero" options, invalid or repeated
+// names, recursive types) gets no compiled encoder, and Fit uses
 // encoding/json for it; a value it does not write (a NaN, Args holding
-// other values) goes to encoding/json alone. TestFastEncoderMatchesEncodingJSON
-// and FuzzFastEncoder hold the two to the same bytes.
+// other values) goes to encoding/json alone.
+// TestFastEncoderMatchesEncodingJSON and FuzzFastEncoder hold the two to
+// the same bytes.
 
-// encFunc appends the JSON of the value at p. It returns false for a value
-// encoding/json refuses (a NaN or infinite float, a time outside RFC 3339):
-// the caller then asks encoding/json, for its error.
-type encFunc func(b []byte, p unsafe.Pointer) ([]byte, bool)
+// encFunc appends the JSON of v, an addressable value of the type it was
+// compiled for. It returns false for a value encoding/json refuses (a NaN
+// or infinite float, a time outside RFC 3339) or one it leaves to
+// encoding/json: the caller then asks encoding/json.
+type encFunc func(b []byte, v reflect.Value) ([]byte, bool)
 
 // fastEncoders caches the compiled encoder of each type: an encFunc, or nil
 // for a type encoding/json must encode.
@@ -84,28 +86,10 @@ func compileEncoder(t reflect.Type, visiting map[reflect.Type]bool) (e encFunc, 
 	switch t.Kind() {
 	case reflect.Bool:
 		return encodeBool, true
-	case reflect.Int:
-		return encodeInt[int], true
-	case reflect.Int8:
-		return encodeInt[int8], true
-	case reflect.Int16:
-		return encodeInt[int16], true
-	case reflect.Int32:
-		return encodeInt[int32], true
-	case reflect.Int64:
-		return encodeInt[int64], true
-	case reflect.Uint:
-		return encodeUint[uint], true
-	case reflect.Uint8:
-		return encodeUint[uint8], true
-	case reflect.Uint16:
-		return encodeUint[uint16], true
-	case reflect.Uint32:
-		return encodeUint[uint32], true
-	case reflect.Uint64:
-		return encodeUint[uint64], true
-	case reflect.Uintptr:
-		return encodeUint[uintptr], true
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return encodeInt, true
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return encodeUint, true
 	case reflect.Float32:
 		return encodeFloat32, true
 	case reflect.Float64:
@@ -133,7 +117,7 @@ func compileEncoder(t reflect.Type, visiting map[reflect.Type]bool) (e encFunc, 
 		if !ok {
 			return nil, false
 		}
-		return sliceEncoder(elem, t.Elem().Size()), true
+		return sliceEncoder(elem), true
 	case reflect.Struct:
 		visiting[t] = true
 		defer delete(visiting, t)
@@ -143,14 +127,14 @@ func compileEncoder(t reflect.Type, visiting map[reflect.Type]bool) (e encFunc, 
 }
 
 // structField is one encoded field of a struct: its key, written as
-// `"name":`, its offset, its encoder, and for omitempty the test of an
-// empty value.
+// `"name":`, the path of field indexes that reaches it through embedded
+// structs, its encoder, and for omitempty the test of an empty value.
 type structField struct {
-	key    string
-	offset uintptr
-	enc    encFunc
-	empty  func(p unsafe.Pointer) bool // nil without omitempty
-	str    bool                        // a plain string: written inline
+	key   string
+	index []int
+	enc   encFunc
+	empty func(v reflect.Value) bool // nil without omitempty
+	str   bool                       // a plain string: written inline
 }
 
 // compileStruct compiles a struct as encoding/json lays it out: its
@@ -159,26 +143,29 @@ type structField struct {
 // encoding/json resolves by depth and tags, is declined.
 func compileStruct(t reflect.Type, visiting map[reflect.Type]bool) (encFunc, bool) {
 	var fields []structField
-	if !collectFields(t, 0, visiting, &fields, map[string]bool{}) {
+	if !collectFields(t, nil, visiting, &fields, map[string]bool{}) {
 		return nil, false
 	}
-	return func(b []byte, p unsafe.Pointer) ([]byte, bool) {
+	return func(b []byte, v reflect.Value) ([]byte, bool) {
 		next := byte('{')
 		for i := range fields {
 			f := &fields[i]
-			fp := unsafe.Add(p, f.offset)
-			if f.empty != nil && f.empty(fp) {
+			fv := v.Field(f.index[0])
+			for _, j := range f.index[1:] {
+				fv = fv.Field(j)
+			}
+			if f.empty != nil && f.empty(fv) {
 				continue
 			}
 			b = append(b, next)
 			next = ','
 			b = append(b, f.key...)
 			if f.str {
-				b = appendJSONString(b, *(*string)(fp))
+				b = appendJSONString(b, fv.String())
 				continue
 			}
 			var ok bool
-			if b, ok = f.enc(b, fp); !ok {
+			if b, ok = f.enc(b, fv); !ok {
 				return b, false
 			}
 		}
@@ -189,9 +176,10 @@ func compileStruct(t reflect.Type, visiting map[reflect.Type]bool) (encFunc, boo
 	}, true
 }
 
-// collectFields appends the encoded fields of struct t, at offset base in
-// the outer struct, to fields; seen holds the names taken.
-func collectFields(t reflect.Type, base uintptr, visiting map[reflect.Type]bool, fields *[]structField, seen map[string]bool) bool {
+// collectFields appends the encoded fields of struct t, reached from the
+// outer struct through the field indexes path, to fields; seen holds the
+// names taken.
+func collectFields(t reflect.Type, path []int, visiting map[reflect.Type]bool, fields *[]structField, seen map[string]bool) bool {
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		tag := sf.Tag.Get("json")
@@ -199,6 +187,7 @@ func collectFields(t reflect.Type, base uintptr, visiting map[reflect.Type]bool,
 			continue
 		}
 		name, opts, _ := strings.Cut(tag, ",")
+		index := append(path[:len(path):len(path)], i)
 		if sf.Anonymous {
 			if sf.Type.Kind() != reflect.Struct || name != "" || marshals(sf.Type) {
 				// A pointer to a struct, a tagged or non-struct embedded
@@ -213,7 +202,7 @@ func collectFields(t reflect.Type, base uintptr, visiting map[reflect.Type]bool,
 				return false
 			}
 			visiting[sf.Type] = true
-			ok := collectFields(sf.Type, base+sf.Offset, visiting, fields, seen)
+			ok := collectFields(sf.Type, index, visiting, fields, seen)
 			delete(visiting, sf.Type)
 			if !ok {
 				return false
@@ -247,11 +236,11 @@ func collectFields(t reflect.Type, base uintptr, visiting map[reflect.Type]bool,
 		if !ok {
 			return false
 		}
-		f := structField{key: `"` + name + `":`, offset: base + sf.Offset, enc: enc}
+		f := structField{key: `"` + name + `":`, index: index, enc: enc}
 		f.str = sf.Type.Kind() == reflect.String && !marshals(sf.Type) && sf.Type != numberType
 		if omitEmpty {
 			if f.empty = emptyTest(sf.Type); f.empty == nil {
-				f.empty = func(unsafe.Pointer) bool { return false }
+				f.empty = func(reflect.Value) bool { return false }
 			}
 		}
 		*fields = append(*fields, f)
@@ -273,59 +262,42 @@ func validTagName(name string) bool {
 // emptyTest returns the omitempty test of encoding/json for t: false, 0,
 // a nil pointer, an empty string or slice (a float equal to 0, -0 too).
 // nil for kinds never empty (structs).
-func emptyTest(t reflect.Type) func(p unsafe.Pointer) bool {
+func emptyTest(t reflect.Type) func(v reflect.Value) bool {
 	switch t.Kind() {
 	case reflect.Bool:
-		return func(p unsafe.Pointer) bool { return !*(*bool)(p) }
-	case reflect.String:
-		return func(p unsafe.Pointer) bool { return len(*(*string)(p)) == 0 }
-	case reflect.Slice:
-		return func(p unsafe.Pointer) bool { return (*sliceHeader)(p).len == 0 }
+		return func(v reflect.Value) bool { return !v.Bool() }
+	case reflect.String, reflect.Slice:
+		return func(v reflect.Value) bool { return v.Len() == 0 }
 	case reflect.Pointer:
-		return func(p unsafe.Pointer) bool { return *(*unsafe.Pointer)(p) == nil }
-	case reflect.Float32:
-		return func(p unsafe.Pointer) bool { return *(*float32)(p) == 0 }
-	case reflect.Float64:
-		return func(p unsafe.Pointer) bool { return *(*float64)(p) == 0 }
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		size := t.Size()
-		return func(p unsafe.Pointer) bool {
-			for _, c := range unsafe.Slice((*byte)(p), size) {
-				if c != 0 {
-					return false
-				}
-			}
-			return true
-		}
+		return func(v reflect.Value) bool { return v.IsNil() }
+	case reflect.Float32, reflect.Float64:
+		return func(v reflect.Value) bool { return v.Float() == 0 }
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return func(v reflect.Value) bool { return v.Int() == 0 }
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return func(v reflect.Value) bool { return v.Uint() == 0 }
 	}
 	return nil
 }
 
-// sliceHeader is the layout of a slice value.
-type sliceHeader struct {
-	data     unsafe.Pointer
-	len, cap int
+func encodeBool(b []byte, v reflect.Value) ([]byte, bool) {
+	return strconv.AppendBool(b, v.Bool()), true
 }
 
-func encodeBool(b []byte, p unsafe.Pointer) ([]byte, bool) {
-	return strconv.AppendBool(b, *(*bool)(p)), true
+func encodeInt(b []byte, v reflect.Value) ([]byte, bool) {
+	return strconv.AppendInt(b, v.Int(), 10), true
 }
 
-func encodeInt[T int | int8 | int16 | int32 | int64](b []byte, p unsafe.Pointer) ([]byte, bool) {
-	return strconv.AppendInt(b, int64(*(*T)(p)), 10), true
+func encodeUint(b []byte, v reflect.Value) ([]byte, bool) {
+	return strconv.AppendUint(b, v.Uint(), 10), true
 }
 
-func encodeUint[T uint | uint8 | uint16 | uint32 | uint64 | uintptr](b []byte, p unsafe.Pointer) ([]byte, bool) {
-	return strconv.AppendUint(b, uint64(*(*T)(p)), 10), true
+func encodeFloat64(b []byte, v reflect.Value) ([]byte, bool) {
+	return appendFloat(b, v.Float(), 64)
 }
 
-func encodeFloat64(b []byte, p unsafe.Pointer) ([]byte, bool) {
-	return appendFloat(b, *(*float64)(p), 64)
-}
-
-func encodeFloat32(b []byte, p unsafe.Pointer) ([]byte, bool) {
-	return appendFloat(b, float64(*(*float32)(p)), 32)
+func encodeFloat32(b []byte, v reflect.Value) ([]byte, bool) {
+	return appendFloat(b, v.Float(), 32)
 }
 
 // appendFloat writes f as encoding/json does: like %g with the exponent
@@ -352,25 +324,24 @@ func appendFloat(b []byte, f float64, bits int) ([]byte, bool) {
 	return b, true
 }
 
-func encodeString(b []byte, p unsafe.Pointer) ([]byte, bool) {
-	return appendJSONString(b, *(*string)(p)), true
+func encodeString(b []byte, v reflect.Value) ([]byte, bool) {
+	return appendJSONString(b, v.String()), true
 }
 
-func encodeBytes(b []byte, p unsafe.Pointer) ([]byte, bool) {
-	s := *(*[]byte)(p)
-	if s == nil {
+func encodeBytes(b []byte, v reflect.Value) ([]byte, bool) {
+	if v.IsNil() {
 		return append(b, "null"...), true
 	}
 	b = append(b, '"')
-	b = base64.StdEncoding.AppendEncode(b, s)
+	b = base64.StdEncoding.AppendEncode(b, v.Bytes())
 	return append(b, '"'), true
 }
 
 // encodeTime writes a time as its MarshalJSON does (RFC 3339 with
 // nanoseconds, quoted), without allocating; a time MarshalJSON refuses
 // (a year outside [0, 9999]) is refused.
-func encodeTime(b []byte, p unsafe.Pointer) ([]byte, bool) {
-	out, err := (*time.Time)(p).AppendText(append(b, '"'))
+func encodeTime(b []byte, v reflect.Value) ([]byte, bool) {
+	out, err := v.Addr().Interface().(*time.Time).AppendText(append(b, '"'))
 	if err != nil {
 		return b, false
 	}
@@ -380,8 +351,8 @@ func encodeTime(b []byte, p unsafe.Pointer) ([]byte, bool) {
 // encodeArgs writes Args as their MarshalJSON does, for the values it
 // writes itself (strings, ints, booleans, lists of strings); Args holding
 // any other value are left to encoding/json.
-func encodeArgs(b []byte, p unsafe.Pointer) ([]byte, bool) {
-	a := *(*Args)(p)
+func encodeArgs(b []byte, v reflect.Value) ([]byte, bool) {
+	a := *v.Addr().Interface().(*Args)
 	for _, arg := range a {
 		switch arg.Value.(type) {
 		case string, int, bool, []string:
@@ -397,28 +368,26 @@ func encodeArgs(b []byte, p unsafe.Pointer) ([]byte, bool) {
 }
 
 func ptrEncoder(elem encFunc) encFunc {
-	return func(b []byte, p unsafe.Pointer) ([]byte, bool) {
-		q := *(*unsafe.Pointer)(p)
-		if q == nil {
+	return func(b []byte, v reflect.Value) ([]byte, bool) {
+		if v.IsNil() {
 			return append(b, "null"...), true
 		}
-		return elem(b, q)
+		return elem(b, v.Elem())
 	}
 }
 
-func sliceEncoder(elem encFunc, size uintptr) encFunc {
-	return func(b []byte, p unsafe.Pointer) ([]byte, bool) {
-		h := (*sliceHeader)(p)
-		if h.data == nil {
+func sliceEncoder(elem encFunc) encFunc {
+	return func(b []byte, v reflect.Value) ([]byte, bool) {
+		if v.IsNil() {
 			return append(b, "null"...), true
 		}
 		b = append(b, '[')
-		for i := range h.len {
+		for i := range v.Len() {
 			if i > 0 {
 				b = append(b, ',')
 			}
 			var ok bool
-			if b, ok = elem(b, unsafe.Add(h.data, uintptr(i)*size)); !ok {
+			if b, ok = elem(b, v.Index(i)); !ok {
 				return b, false
 			}
 		}

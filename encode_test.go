@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unsafe"
 )
 
 // checkFastEncoding compares the compiled encoder of *ptr's type with
@@ -24,7 +23,7 @@ func checkFastEncoding(t *testing.T, name string, ptr any) {
 	// addressable), without the newline.
 	want, wantErr := marshalNoEscape(ptr)
 	prefix := []byte("prefix,")
-	got, ok := fe(append([]byte(nil), prefix...), rv.UnsafePointer())
+	got, ok := fe(append([]byte(nil), prefix...), rv.Elem())
 	switch {
 	case wantErr != nil && ok:
 		t.Errorf("%s: compiled encoder wrote %s; encoding/json refuses: %v", name, got, wantErr)
@@ -140,7 +139,7 @@ func TestFastEncoderMatchesEncodingJSON(t *testing.T) {
 		B int    `json:"b,omitempty"`
 	}{}
 	checkFastEncoding(t, "every field omitted", &allOmitted)
-	emb := encEmbedded{encInner: encInner{A: "a", C: []int64{1}}, B: "b", encDeeper: encDeeper{D: 2.5}, unexportedInt: 3}
+	emb := encEmbedded{encInner: encInner{A: "a", C: []int64{1}}, B: "b", encDeeper: encDeeper{D: 2.5, encTimes: encTimes{At: when, AtP: &when, Args: Args{{"q", "é\""}}}}, unexportedInt: 3}
 	checkFastEncoding(t, "embedded", &emb)
 	args := struct {
 		A Args `json:"a"`
@@ -149,7 +148,7 @@ func TestFastEncoderMatchesEncodingJSON(t *testing.T) {
 	}{A: Args{{"query", "q \"x\" é"}, {"page", 3}, {"exact", true}, {"tags", []string{"a", "b\n"}}}}
 	checkFastEncoding(t, "Args", &args)
 	odd := struct{ A Args }{Args{{"n", json.Number("1e3")}, {"m", map[string]int{"z": 1, "a": 2}}, {"f", 1.5}}}
-	if got, ok := fastEncoderFor(reflect.TypeOf(odd))(nil, unsafe.Pointer(&odd)); ok {
+	if got, ok := fastEncoderFor(reflect.TypeOf(odd))(nil, reflect.ValueOf(&odd).Elem()); ok {
 		t.Errorf("Args holding other values: compiled encoder wrote %s; want encoding/json to", got)
 	}
 	docs := benchDocs(3)
@@ -200,6 +199,15 @@ type encEmbedded struct {
 type encDeeper struct {
 	D  float64 `json:"d,omitempty"`
 	E2 encInner
+	encTimes
+}
+
+// encTimes holds the values written through their address (times, Args),
+// reached through unexported embedded structs.
+type encTimes struct {
+	At   time.Time  `json:"at"`
+	AtP  *time.Time `json:"atP,omitempty"`
+	Args Args       `json:"args"`
 }
 
 type unexportedInt int

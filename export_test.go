@@ -14,5 +14,5 @@ func FastEncode(ptr any) (b []byte, ok bool) {
 	if fe == nil {
 		return nil, false
 	}
-	return fe(nil, v.UnsafePointer())
+	return fe(nil, v.Elem())
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"unsafe"
 )
 
 // Truncation reports how a response was fitted into its budget. It is
@@ -272,9 +271,10 @@ func encodeFast[T any](f *fitter, items []T, fe encFunc) error {
 		w.b = append(w.b, resultsOpen...)
 	}
 	f.buf = w.b
+	rv := reflect.ValueOf(items)
 	for f.m < f.n && !f.over(f.m) {
 		i := f.m
-		b, ok := fe(w.b, unsafe.Pointer(&items[i]))
+		b, ok := fe(w.b, rv.Index(i))
 		if !ok {
 			// w.b still ends after the items before.
 			if err := encodeEach(f, items, i+1); err != nil {
