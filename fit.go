@@ -274,6 +274,12 @@ func encodeFast[T any](f *fitter, items []T, fe encFunc) error {
 	rv := reflect.ValueOf(items)
 	for f.m < f.n && !f.over(f.m) {
 		i := f.m
+		if i > 0 {
+			// Room for the items to come, as for encoding/json's.
+			if avg := (len(w.b) - len(resultsOpen)) / i; cap(w.b)-len(w.b) < 2*avg {
+				w.grow(0, avg, f.n-i)
+			}
+		}
 		b, ok := fe(w.b, rv.Index(i))
 		if !ok {
 			// w.b still ends after the items before.

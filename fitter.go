@@ -178,11 +178,8 @@ func (w *sliceWriter) Write(p []byte) (int, error) {
 		q = q[1 : len(q)-1]
 	}
 	if cap(w.b)-len(w.b) < len(q)+1+len(resultsOpen) {
-		// Room for these items and those to come, assumed as long as the
-		// ones so far (and an eighth more), and for the envelope's tail.
 		avg := (max(len(w.b)-len(resultsOpen), 0) + len(q) + w.batch) / (w.written + w.batch)
-		rest := w.items - w.batch
-		w.b = slices.Grow(w.b, len(resultsOpen)+len(q)+1+min(avg*rest+avg*rest/8, w.most)+1024)
+		w.grow(len(resultsOpen)+len(q)+1, avg, w.items-w.batch)
 	}
 	if len(w.b) == 0 {
 		w.b = append(w.b, resultsOpen...)
@@ -190,6 +187,13 @@ func (w *sliceWriter) Write(p []byte) (int, error) {
 	w.b = append(append(w.b, q...), ',')
 	w.written += w.batch
 	return len(p), nil
+}
+
+// grow makes room for n bytes and for rest more items, assumed avg bytes
+// long (and an eighth more) but not more than the response can use, and
+// for the envelope's tail: each item is then copied once.
+func (w *sliceWriter) grow(n, avg, rest int) {
+	w.b = slices.Grow(w.b, n+min(avg*rest+avg*rest/8, w.most)+1024)
 }
 
 // fitter holds one Fit call's state. Everything but the item encoding is
