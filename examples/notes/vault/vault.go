@@ -64,7 +64,8 @@
 //     note's folder, and names that file only. A Markdown link's path is
 //     also tried relative to the note's folder first.
 //  2. A path with a "/" names the file at that path from the vault root,
-//     if there is one ([[ko/Some Note]], [[projects/index]]).
+//     if there is one: ko/Some Note.md for a link to ko/Some Note, the
+//     index note projects/index.md for one to projects/index.
 //  3. Otherwise the files whose path ends with the target, compared
 //     case-insensitively and at a folder boundary, are candidates, and the
 //     one nearest the linking note wins: the fewest folder steps from the
@@ -76,8 +77,8 @@
 //     the root (two), ko/Some Note (three) nor fr/x/Some Note (four).
 //
 // At each step notes come before attachments, unless the target has the
-// extension of an attachment format ([Kind] other than other): then
-// attachments come first. Exact case comes before other case in 1 and 2.
+// extension of an attachment format (of a [Kind] other than [KindOther]):
+// then attachments come first. Exact case comes before other case in 1 and 2.
 //
 // A link to an existing attachment is not stored: the ports have no
 // attachments, and an internal link there must name a note, so stored it
