@@ -30,7 +30,10 @@ type fuzzItemDeclined struct {
 // every response is valid JSON within its limits, and every item comes back
 // exactly once, in order (an item too large alone comes back once,
 // clipped), and Fit writes the same response whether the compiled encoder
-// or encoding/json encodes the items.
+// or encoding/json encodes the items. A budget under 1,500 characters may
+// not hold the envelope and one item clipped to its minimum: Fit then
+// returns an error, or a response without results that names a larger
+// budget (ReasonBudgetTooSmall), and the walk ends there.
 //
 // texts holds the items' texts separated by "|"; huge, when not 0, makes
 // one item about huge times longer; mode picks the paging style (bit 0), the
@@ -110,6 +113,18 @@ func FuzzFit(f *testing.F) {
 				if n := b.Tokenizer.CountTokens(string(fd.JSON)); n > b.LimitTokens() {
 					t.Fatalf("the tokenizer counts %d tokens, over the limit %d", n, b.LimitTokens())
 				}
+			}
+			if tr := fd.Truncation; tr.Reason == ReasonBudgetTooSmall {
+				// As for an error: only a budget these items can be too
+				// small for, and the response names a larger one.
+				if b.LimitChars() >= 1500 && b.LimitTokens() >= 700 {
+					t.Fatalf("%s with a budget of %d characters, %d tokens", tr.Reason, b.LimitChars(), b.LimitTokens())
+				}
+				if fd.Kept != 0 || tr.NeededChars <= b.LimitChars() && tr.NeededTokens <= b.LimitTokens() {
+					t.Fatalf("%s keeps %d results and needs %d characters, %d tokens, within the budget of %d, %d",
+						tr.Reason, fd.Kept, tr.NeededChars, tr.NeededTokens, b.LimitChars(), b.LimitTokens())
+				}
+				return
 			}
 			var env struct{ Results []fuzzItem }
 			if err := json.Unmarshal(fd.JSON, &env); err != nil {
