@@ -271,7 +271,6 @@ func encodeFast[T any](f *fitter, items []T, fe encFunc) error {
 		w.b = append(w.b, resultsOpen...)
 	}
 	f.buf = w.b
-	rv := reflect.ValueOf(items)
 	for f.m < f.n && !f.over(f.m) {
 		i := f.m
 		if i > 0 {
@@ -280,7 +279,9 @@ func encodeFast[T any](f *fitter, items []T, fe encFunc) error {
 				w.grow(0, avg, f.n-i)
 			}
 		}
-		b, ok := fe(w.b, rv.Index(i))
+		// Through a pointer, which needs no allocation to box: the item
+		// is addressable, as json.Marshal([]T) sees it.
+		b, ok := fe(w.b, reflect.ValueOf(&items[i]).Elem())
 		if !ok {
 			// w.b still ends after the items before.
 			if err := encodeEach(f, items, i+1); err != nil {
