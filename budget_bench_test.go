@@ -203,8 +203,7 @@ func benchNotes(n int) []benchNote {
 	return notes
 }
 
-// benchChunk is a chunk of Go source as code search returns it, about 500
-// bytes.
+// benchChunk is a chunk of Go source as code search returns it.
 type benchChunk struct {
 	Path      string  `json:"path"`
 	StartLine int     `json:"startLine"`
