@@ -200,6 +200,8 @@ func (w *sliceWriter) grow(n, avg, rest int) {
 // independent of the item type. Fitters are pooled: their slices and the
 // Encoder are reused.
 type fitter struct {
+	// scratch is a buffer for measuring values, kept across calls.
+	scratch     []byte
 	b           Budget // with defaults
 	limitChars  int
 	limitTokens int
@@ -326,6 +328,9 @@ func newFitter(b Budget, estimated bool, limitChars, limitTokens int, info PageI
 func (f *fitter) release() {
 	if cap(f.w.b) > maxPooled {
 		f.w.b = nil
+	}
+	if cap(f.scratch) > maxPooled {
+		f.scratch = nil
 	}
 	if cap(f.ints) > maxPooled/8 {
 		f.ints = nil
@@ -1006,7 +1011,12 @@ func (f *fitter) keepLong(next Args) (Args, []string) {
 	most := max(MaxNextValue, f.limitChars/8)
 	var keeps []string
 	for _, a := range f.call.Args {
-		if b, err := appendArgValue(nil, a.Value); err == nil && len(b) > most {
+		// Measured in the fitter's pooled scratch buffer: no allocation.
+		b, err := appendArgValue(f.scratch[:0], a.Value)
+		if err == nil {
+			f.scratch = b
+		}
+		if err == nil && len(b) > most {
 			keeps = append(keeps, a.Name)
 		}
 	}
