@@ -447,13 +447,20 @@ func (f *fitter) tailFor(k int) (*tail, error) {
 		t, mem = new(tail), new([3][]byte)
 	}
 	*t = tail{k: k, info: f.info.Cut(k)}
-	if k > 0 && k < f.info.Returned && f.cursorAt != nil {
+	switch {
+	case k > 0 && k < f.info.Returned && f.cursorAt != nil:
 		// The cut position's cursor, which Cut cannot issue.
 		c, err := f.cursorAt(k)
 		if err != nil {
 			return nil, fmt.Errorf("bounded: cursor after result %d: %w", k-1, err)
 		}
 		t.info.NextCursor = c
+	case k == 0 && f.info.Returned > 0 && f.cursorAt != nil:
+		// Nothing kept: the cursor the page was read from, when CursorAt
+		// has it, so that a page read by cursor goes on by cursor.
+		if c, err := f.cursorAt(0); err == nil {
+			t.info.NextCursor = c
+		}
 	}
 	if f.lean {
 		// The pagination without the cursors the next call does not use.

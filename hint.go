@@ -323,10 +323,11 @@ func (c Call) appendCallAt(b []byte, info PageInfo, offset int, cursor string) [
 //	Found 350 results, showing 1-100 (page 1 of 4). 3 pages remain: call search_knowledge(query="auth", page=1) for the next.
 //
 // A page read from a cursor states no positions (see [PageInfo.AfterCursor])
-// and continues by cursor. A last page says so; an empty result set says
-// "No results."; an offset
-// past the end names the call for the last page; a lower-bound total is
-// written "10,000+"; a clamped limit is reported with the maximum used.
+// and continues by cursor. Long values are written by reference (see
+// [MaxHintValue]). A last page says so; an empty result set says "No
+// results."; an offset past the end names the call for the last page; a
+// lower-bound total is written "10,000+"; a clamped limit is reported with
+// the maximum used.
 // Pages and ranges are written 1-based for people; the arguments in the call
 // are exactly what the tool takes (0-based pages).
 func (c Call) Hint(info PageInfo, style HintStyle) string {
@@ -353,6 +354,19 @@ func (c Call) appendHint(b []byte, info PageInfo, style HintStyle) []byte {
 	noun := "results"
 	if info.Total == 1 && info.TotalKind == TotalExact {
 		noun = "result"
+	}
+	// showing writes the start of a page's sentence: the total, when
+	// counted, and "showing".
+	showing := func() {
+		if info.TotalKind == TotalUnknown {
+			str("Showing ")
+			return
+		}
+		str("Found ")
+		total()
+		str(" ")
+		str(noun)
+		str(", showing ")
 	}
 	first, last := info.Offset+1, info.Offset+info.Returned
 	switch {
@@ -418,15 +432,7 @@ func (c Call) appendHint(b []byte, info PageInfo, style HintStyle) []byte {
 			str(" after the cursor.")
 		case info.AfterCursor:
 			// Positions are as of the cursor's issue: not stated.
-			if info.TotalKind == TotalUnknown {
-				str("Showing ")
-			} else {
-				str("Found ")
-				total()
-				str(" ")
-				str(noun)
-				str(", showing ")
-			}
+			showing()
 			count(info.Returned)
 			str(" after the cursor.")
 		case style == HintTerse:
@@ -437,15 +443,7 @@ func (c Call) appendHint(b []byte, info PageInfo, style HintStyle) []byte {
 			total()
 			str(".")
 		default:
-			if info.TotalKind == TotalUnknown {
-				str("Showing ")
-			} else {
-				str("Found ")
-				total()
-				str(" ")
-				str(noun)
-				str(", showing ")
-			}
+			showing()
 			count(first)
 			str("-")
 			count(last)

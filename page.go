@@ -561,7 +561,9 @@ type Paged[T any] struct {
 	// cursor that continues right after the first n items, exactly as
 	// NextCursor continues after all of them: the sort keys of item n-1
 	// and Offset Page.Offset+n. A page read backward has its items in the
-	// method's order too, so CursorAt is the same forward cursor. An n out
+	// method's order too, so CursorAt is the same forward cursor.
+	// CursorAt(0) may return the cursor a forward page was read from
+	// ([FetchPage]'s do), which Fit uses when it keeps no item. An n out
 	// of range is an error wrapping [ErrInvalidPage]; the codec's error is
 	// returned for keys that do not encode. [Fit] calls it to continue a
 	// cut page by cursor. It is nil for methods without cursors and for

@@ -100,7 +100,18 @@ func FetchPage[T any](ctx context.Context, src Source[T], call Call, p Page, l L
 		if err := pg.Page.SetCursors(codec, scope, first, last, req.Backward() && rows.More); err != nil {
 			return Paged[T]{}, err
 		}
-		pg.CursorAt = CursorsAt(codec, scope, pg.Page.Offset, rows.Items, rows.Keys)
+		at := CursorsAt(codec, scope, pg.Page.Offset, rows.Items, rows.Keys)
+		if req.At != nil && !req.Backward() {
+			// The position before the first item is the caller's cursor.
+			after := at
+			at = func(n int) (string, error) {
+				if n == 0 {
+					return p.Cursor, nil
+				}
+				return after(n)
+			}
+		}
+		pg.CursorAt = at
 	}
 	return pg, nil
 }

@@ -183,3 +183,33 @@ func decodeEnvelope[T any](t *testing.T, b []byte) Envelope[T] {
 	}
 	return env
 }
+
+// TestRespondTooSmallAfterCursor: a page read by cursor whose first item
+// does not fit goes on by that same cursor, not by an offset the cursor
+// carried, which writes since may have made stale.
+func TestRespondTooSmallAfterCursor(t *testing.T) {
+	all := rows(10)
+	all[4].Body = strings.Repeat("x", 5000)
+	src := FromSlice(all).WithKeys(func(r row) []any { return []any{r.ID} })
+	call := Call{Tool: "rows", Paging: ByOffset}
+	o := Options[row]{Limits: Limits{Default: 4, Max: 4}}
+	first, err := Respond(context.Background(), src, call, Page{}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The next page starts with item 4, whose long body may not be clipped.
+	pg, err := FetchPage(context.Background(), src, call, Page{Cursor: first.Page.NextCursor}, o.Limits, CursorCodec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd, err := Fit(Budget{MaxChars: 600, Margin: 1}, FitInput[row]{Page: pg, Call: call, Unclipped: []string{"body"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fd.Truncation.Reason != ReasonBudgetTooSmall {
+		t.Fatalf("reason %q, want %q", fd.Truncation.Reason, ReasonBudgetTooSmall)
+	}
+	if c, _ := fd.Next.Get("cursor"); c != first.Page.NextCursor {
+		t.Errorf("next %v, want the cursor the page was read from", fd.Next)
+	}
+}
