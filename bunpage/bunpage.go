@@ -12,9 +12,27 @@
 // A page is one statement, SELECT * FROM (q) ORDER BY the columns
 // LIMIT limit+1 with OFFSET n or, after a cursor, a keyset predicate on the
 // columns: the row value (a, b) > (?, ?), which an index on the columns
-// serves, when they all sort one way and none is [Nullable]; (a > ?) OR
-// (a = ? AND b > ?) ... otherwise. A count is a column of the same
-// statement, so page and count come from one snapshot on every engine.
+// serves, when they all sort one way and none is [Nullable]; a >= ? AND
+// ((a > ?) OR (a = ? AND b > ?) ...) otherwise, and always on MariaDB and
+// MySQL, whose range optimizer does not enter an index at a row value. A
+// count is a column of the same statement, so page and count come from
+// one snapshot on every engine.
+//
+// On MariaDB and MySQL (bun's mysqldialect), which have no NULLS
+// FIRST/LAST, NULLs sort by a CASE expression. Give string columns of the
+// order a binary collation without pad space: utf8mb4_nopad_bin on
+// MariaDB, utf8mb4_0900_bin on MySQL 8 (COLLATE "C" on Postgres; SQLite's
+// default BINARY). They order as Go compares strings, bytewise, so the
+// rows come in the same order on every engine and in memory. Any
+// collation pages consistently, as the ORDER BY and the keyset compare
+// alike, but the default utf8mb4_general_ci ties "apple" with "Apple",
+// "é" with "e" and one emoji with another, and utf8mb4_bin's pad space
+// ties "a" with "a " and sorts "a\t" before "a": such ties are broken by
+// the next column, an order of the database's own. Keep times in
+// DATETIME(6) columns (TIMESTAMP ends in 2038) in UTC, as the driver's
+// parseTime=true with its default loc=UTC reads them and as a cursor's
+// times are written. The server must not run with NO_BACKSLASH_ESCAPES,
+// as the dialect escapes a backslash in a string with another.
 //
 // Cursors carry the edge item's column values. [bounded.Respond] binds
 // them to the call's tool and arguments and signs them with its
@@ -59,7 +77,9 @@ type Source[T any] struct {
 	cols []Column[T]
 	// idents are the columns, qualified with alias.
 	idents []bun.Ident
-	// rowValue: the keyset is one row-value comparison.
+	// rowValue: the keyset is one row-value comparison. MariaDB and
+	// MySQL evaluate one row by row along the index instead of entering
+	// it at the cursor, so they get the expanded form and its range.
 	rowValue bool
 	// caseNulls: the dialect has no NULLS FIRST/LAST, so NULLs are
 	// ordered by a CASE expression.
@@ -109,7 +129,7 @@ func New[T any](db bun.IDB, q *bun.SelectQuery, order ...Column[T]) (*Source[T],
 		db:        db,
 		from:      bun.Safe(from),
 		cols:      slices.Clone(order),
-		rowValue:  d != dialect.MSSQL,
+		rowValue:  d != dialect.MSSQL && d != dialect.MySQL,
 		caseNulls: d == dialect.MySQL || d == dialect.MSSQL,
 	}
 	s.bun = db.NewSelect().DB()

@@ -47,11 +47,12 @@ func (e engine) open(t testing.TB) *bun.DB {
 	return db
 }
 
-// engines are SQLite (a file in a temporary directory) and Postgres (a
-// schema of its own per database, in the database BOUNDED_PG_DSN names).
-// Without BOUNDED_PG_DSN the Postgres subtests are skipped, or fail when
-// CI=true.
-var engines = []engine{{"sqlite", createSQLite}, {"postgres", createPostgres}}
+// engines are SQLite (a file in a temporary directory), Postgres (a
+// schema of its own per database, in the database BOUNDED_PG_DSN names)
+// and MariaDB or MySQL (a database of its own per database, on the server
+// BOUNDED_MYSQL_DSN names). Without the variable an engine's subtests are
+// skipped, or fail when CI=true.
+var engines = []engine{{"sqlite", createSQLite}, {"postgres", createPostgres}, {"mysql", createMySQL}}
 
 // forEngines runs f in a subtest per engine, each on a fresh database.
 func forEngines(t *testing.T, f func(t *testing.T, db *bun.DB)) {
@@ -181,7 +182,11 @@ func isPG(db bun.IDB) bool { return db.Dialect().Name().String() == "pg" }
 // ddl adapts a CREATE statement written for SQLite to db: on Postgres,
 // TEXT compares bytewise (COLLATE "C", as SQLite's BINARY does), REAL is
 // double precision and TIMESTAMP has a time zone.
+// On MariaDB, see mysqlDDL.
 func ddl(db bun.IDB, stmt string) string {
+	if isMySQL(db) {
+		return mysqlDDL(stmt)
+	}
 	if !isPG(db) {
 		return stmt
 	}

@@ -81,8 +81,11 @@ func loadEvents(ctx context.Context, db *bun.DB, n int) error {
 		}
 	}
 	analyze := "ANALYZE"
-	if isPG(db) {
+	switch {
+	case isPG(db):
 		analyze = "VACUUM ANALYZE events"
+	case isMySQL(db):
+		analyze = "ANALYZE TABLE events"
 	}
 	_, err := db.ExecContext(ctx, analyze)
 	return err

@@ -64,9 +64,12 @@ func TestPlans(t *testing.T) {
 				if len(ran) != 1 {
 					t.Fatalf("%s: ran %q", name, ran)
 				}
-				if isPG(db) {
+				switch {
+				case isPG(db):
 					checkPGPlan(t, name, db, ran[0], q.indexes, r.ranged)
-				} else {
+				case isMySQL(db):
+					checkMySQLPlan(t, name, db, ran[0], q.indexes, r.ranged)
+				default:
 					checkSQLitePlan(t, name, db, ran[0], q.indexes, r.ranged)
 				}
 			}
