@@ -192,24 +192,11 @@ const (
 
 // Clip returns s limited to at most maxChars runes.
 //
-// If s has at most maxChars runes it is returned unchanged. Otherwise Clip
-// keeps the longest prefix of s that ends on an extended grapheme cluster boundary
-// (never inside a UTF-8 sequence, a "\r\n", an emoji ZWJ sequence, an emoji
-// with a skin-tone modifier, a flag, a base with combining marks or
-// variation selectors, or a Hangul syllable; see grapheme.go for the exact
-// approximation of UAX #29) and appends a visible marker such as
-// "…[truncated 2,345 chars]", where the number (formatted by FormatCount) is
-// the count of runes removed from s. The marker is counted within maxChars,
-// so the result never has more than maxChars runes.
-//
-// When no prefix, not even the empty one, fits together with its marker
-// (always the case for maxChars < 20, since the shortest marker,
-// "…[truncated 9 chars]", has 20 runes), the result is the one-rune marker
-// "…" alone, or "" when maxChars <= 0; ClipInfo still reports the cut
-// (RemovedChars = OriginalChars). A negative maxChars is treated as 0.
-//
-// Clip runs in O(len(s)) time (counting runes) plus O(maxChars) grapheme
-// work.
+// A longer s is cut at the end of an extended grapheme cluster, as Unicode
+// defines them (never inside "\r\n", an emoji sequence, a flag or a letter
+// with its marks), and ends with a marker naming the runes removed, such as
+// "…[truncated 2,345 chars]", counted within maxChars. When the marker does
+// not fit (maxChars < 20), the result is "…", or "" for maxChars <= 0.
 func Clip(s string, maxChars int) (string, ClipInfo) {
 	return clipRunes(s, utf8.RuneCountInString(s), maxChars)
 }
