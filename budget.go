@@ -1,6 +1,7 @@
 package bounded
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -61,17 +62,20 @@ const (
 	ReasonBudgetTooSmall = "budget_too_small"
 )
 
-// Tokenizer counts the tokens of a text exactly as the agent's model does.
-// It is optional (see [Budget.MaxTokens]); the root package ships none, so
-// that importing it stays cheap: package
-// github.com/boundedkit/bounded/tokenizer has the exact o200k_base and
-// cl100k_base counters, and [Estimator] estimates without a vocabulary.
-// Implementations must be safe for concurrent use: one Budget is typically
-// shared by every call of a tool.
+// Tokenizer counts the tokens of a text as the agent's model does, for
+// [Budget.Tokenizer]. Package github.com/boundedkit/bounded/tokenizer has
+// the o200k_base and cl100k_base counters; a counter backed by a service
+// (a count-tokens endpoint) fits too. Implementations must be safe for
+// concurrent use.
 type Tokenizer interface {
-	// CountTokens returns the number of tokens of s (0 for "").
-	CountTokens(s string) int
+	// Count returns the number of tokens of s (0 for ""), or an error,
+	// which Fit returns wrapped in ErrTokenizer. ctx is FitContext's.
+	Count(ctx context.Context, s string) (int, error)
 }
+
+// ErrTokenizer is returned by [FitContext], wrapping the error of the
+// budget's [Tokenizer] (or saying that it counted below 0).
+var ErrTokenizer = errors.New("bounded: tokenizer failed")
 
 // Budget is a hard ceiling on the size of a whole encoded tool response,
 // applied by [Fit]. The zero Budget is valid: 50,000 characters with a 0.9
@@ -166,14 +170,17 @@ func Presets() []Preset {
 }
 
 // CountTokens returns the tokens of s as b counts those of a response: its
-// Tokenizer when b has one and MaxTokens, characters / CharsPerToken when
-// CharsPerToken is set, else the Estimator's count. Tools use it to clip a
-// text to the tokens left; Fit counts a whole response this way.
+// Tokenizer's count when b has one and MaxTokens, characters /
+// CharsPerToken when CharsPerToken is set, else the Estimator's. It is for
+// sizing a text before [Fit]: when the Tokenizer fails, it counts as b
+// without one does, and Fit reports the error.
 func (b Budget) CountTokens(s string) int {
-	switch {
-	case b.MaxTokens > 0 && b.Tokenizer != nil:
-		return b.Tokenizer.CountTokens(s)
-	case b.CharsPerToken > 0:
+	if b.MaxTokens > 0 && b.Tokenizer != nil {
+		if n, err := b.Tokenizer.Count(context.Background(), s); err == nil && n >= 0 {
+			return n
+		}
+	}
+	if b.CharsPerToken > 0 {
 		return b.estimateTokens(utf8.RuneCountInString(s))
 	}
 	return Estimator{}.CountTokens(s)

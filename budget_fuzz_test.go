@@ -110,7 +110,7 @@ func FuzzFit(f *testing.F) {
 				t.Fatalf("%d characters (reported %d, limit %d), %d tokens (limit %d)", runes, fd.Truncation.EstimatedChars, b.LimitChars(), fd.Truncation.EstimatedTokens, b.LimitTokens())
 			}
 			if b.Tokenizer != nil {
-				if n := b.Tokenizer.CountTokens(string(fd.JSON)); n > b.LimitTokens() {
+				if n := mustCount(t, b.Tokenizer, string(fd.JSON)); n > b.LimitTokens() {
 					t.Fatalf("the tokenizer counts %d tokens, over the limit %d", n, b.LimitTokens())
 				}
 			}

@@ -2,6 +2,7 @@ package bounded
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -85,7 +86,7 @@ func checkFitted[T any](t *testing.T, name string, b Budget, in FitInput[T], fd 
 	}
 	switch {
 	case b.MaxTokens > 0 && b.Tokenizer != nil:
-		if n := b.Tokenizer.CountTokens(string(fd.JSON)); n > b.LimitTokens() {
+		if n := mustCount(t, b.Tokenizer, string(fd.JSON)); n > b.LimitTokens() {
 			t.Errorf("%s: the tokenizer counts %d tokens, over LimitTokens %d", name, n, b.LimitTokens())
 		}
 	case b.CharsPerToken == 0:
@@ -553,7 +554,10 @@ func TestFitRunesNotBytes(t *testing.T) {
 // mostly tokens of its own).
 type wordTokenizer struct{}
 
-func (wordTokenizer) CountTokens(s string) int {
+func (wordTokenizer) Count(_ context.Context, s string) (int, error) { return wordCount(s), nil }
+
+// wordCount is wordTokenizer's count of s.
+func wordCount(s string) int {
 	n, inWord := 0, false
 	for _, r := range s {
 		switch {
@@ -575,15 +579,33 @@ func (wordTokenizer) CountTokens(s string) int {
 // panicTokenizer fails a test that calls it.
 type panicTokenizer struct{}
 
-func (panicTokenizer) CountTokens(string) int { panic("Tokenizer called without MaxTokens") }
+func (panicTokenizer) Count(context.Context, string) (int, error) {
+	panic("Tokenizer called without MaxTokens")
+}
 
-func TestFitTokenizer(t *testing.T) {
-	var items []doc
+// mustCount is tok's count of s; an error fails the test.
+func mustCount(t testing.TB, tok Tokenizer, s string) int {
+	t.Helper()
+	n, err := tok.Count(context.Background(), s)
+	if err != nil {
+		t.Fatalf("counting tokens: %v", err)
+	}
+	return n
+}
+
+// tokenizerPages returns a page of 30 results of growing length, and the
+// same page with a first result far over the token limits of the tests.
+func tokenizerPages() (items, bigFirst []doc) {
 	for i := range 30 {
 		items = append(items, doc{ID: i, Title: "t", Content: strings.Repeat("a b, ", 10+i*3), Tags: []string{"x", "y"}})
 	}
-	bigFirst := slices.Clone(items)
+	bigFirst = slices.Clone(items)
 	bigFirst[0].Content = strings.Repeat("many small words ", 500)
+	return items, bigFirst
+}
+
+func TestFitTokenizer(t *testing.T) {
+	items, bigFirst := tokenizerPages()
 	tok := wordTokenizer{}
 	tests := []struct {
 		name   string
@@ -613,7 +635,7 @@ func TestFitTokenizer(t *testing.T) {
 		if tt.b.MaxTokens == 0 {
 			continue
 		}
-		got := tok.CountTokens(string(fd.JSON))
+		got := wordCount(string(fd.JSON))
 		if fd.Truncation.EstimatedTokens != got {
 			t.Errorf("%s: estimatedTokens %d, the tokenizer counts %d", tt.name, fd.Truncation.EstimatedTokens, got)
 		}
@@ -626,8 +648,8 @@ func TestFitTokenizer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if tok.CountTokens(string(more.JSON)) <= tt.b.LimitTokens() && utf8.RuneCount(more.JSON) <= tt.b.LimitChars() {
-				t.Errorf("%s: kept %d items, but %d fit (%d tokens of %d)", tt.name, fd.Kept, fd.Kept+1, tok.CountTokens(string(more.JSON)), tt.b.LimitTokens())
+			if wordCount(string(more.JSON)) <= tt.b.LimitTokens() && utf8.RuneCount(more.JSON) <= tt.b.LimitChars() {
+				t.Errorf("%s: kept %d items, but %d fit (%d tokens of %d)", tt.name, fd.Kept, fd.Kept+1, wordCount(string(more.JSON)), tt.b.LimitTokens())
 			}
 		}
 	}

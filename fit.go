@@ -1,6 +1,7 @@
 package bounded
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"reflect"
@@ -91,75 +92,44 @@ type Fitted struct {
 	Kept int
 }
 
-// Fit encodes a page as an [Envelope] that fits the budget b, cutting it at
-// a result boundary when it does not.
-//
-// Fit keeps the longest prefix of in.Page.Items whose whole envelope (the
-// results, the pagination after the cut, the truncation report, the hint and
-// next call of the cut page, contentMetadata) is at most b.LimitChars()
-// characters and b.LimitTokens() tokens. Sizes are exact, not estimated: each
-// item is encoded once, to the bytes encoding/json writes with HTML escaping
-// off, and the JSON is assembled from those bytes. Items of a type made of
-// structs, strings, numbers, booleans, times, pointers and slices of those
-// are written by an encoder compiled once per type, one at a time, straight
-// into the response; encoding stops after the item that takes the items
-// over the character ceiling. Other types (with maps, interfaces, their own
-// MarshalJSON, ...) are encoded by encoding/json in batches, each as it
-// encodes a slice of them (a type's MarshalJSON is called as json.Marshal
-// of the page calls it): the first item alone, then batches of at most
-// three times as many items as before, and about as many as the ceiling
-// leaves room for at the items' mean size so far; encoding stops after the
-// batch that takes the items over the ceiling. The items keep their order:
-// the first ones are the most relevant for methods that return the most
-// relevant first.
+// Fit encodes a page as an [Envelope] of at most b.LimitChars() characters
+// and b.LimitTokens() tokens, keeping the longest prefix of its items that
+// fits. Sizes are exact: items are written as encoding/json writes them,
+// with HTML escaping off. An empty page gives "results":[].
 //
 // When items are cut, the pagination's HasMore is true and NextOffset is the
-// first cut item ([PageInfo.Cut]), so that following Fitted.Next (or the
-// hint) returns every item exactly once. A cut page no longer ends on a page
-// boundary, so [ByPage] tools continue by offset. The page's NextCursor
-// pointed past the cut items: when the page has a [Paged.CursorAt], Fit
-// replaces it with CursorAt(Kept), the cursor right after the last item
-// kept, and [ByCursor] tools continue by that cursor (in the pagination,
-// the hint and Fitted.Next), so that a walk by cursor stays exact under any
-// budget while items are written between its pages; without CursorAt the
-// cursor is dropped and cursor tools continue by offset. The cut is
-// reported as ReasonCharacterLimit, or ReasonTokenLimit when MaxTokens was
-// the tighter ceiling.
+// first item cut ([PageInfo.Cut]); with [Paged.CursorAt], NextCursor is the
+// cursor after the last item kept and [ByCursor] tools go on by it, else
+// tools go on by offset. Following Fitted.Next, or the hint, returns every
+// item exactly once. The reason is ReasonCharacterLimit, or ReasonTokenLimit
+// when MaxTokens was the tighter ceiling.
 //
-// With b.Tokenizer and b.MaxTokens set, per-item token counts choose the
-// cut, then the final JSON is counted with the Tokenizer and items are
-// dropped from the end until it fits. With the [Estimator] (CharsPerToken
-// 0), the items are read once more, to estimate them (and count their
-// characters in the same reading); the estimate written is the Estimator's
-// count of the very response, and the cut keeps the longest prefix within
-// both limits.
+// A first item over the budget alone is returned with its longest strings
+// clipped by [Clip] (ReasonSingleResultTooLarge, with the paths clipped);
+// when not even that fits, the response holds no item, says the budget it
+// needs (ReasonBudgetTooSmall) and goes on at that item.
 //
-// When the first item alone is over the budget, it is returned anyway: its
-// longest strings are clipped to a common length (by [Clip], each with a
-// marker counting the removed characters) until the envelope fits. The
-// response reports ReasonSingleResultTooLarge and the clipped paths, and the
-// next page starts after that item. Only string values are clipped, never
-// keys, numbers or structure, and the item keeps its key order. When not
-// even that fits, the response holds no result: it reports
-// ReasonBudgetTooSmall with the budget the item needs (NeededChars,
-// NeededTokens), the page goes on at that item, and the hint says so.
+// With b.Logger, a cut, or a response using b.WarnAt of a limit, is logged
+// at level Warn, with the tool, the counts and the limits.
 //
-// When b.Logger is set, a cut, or a response using at least b.WarnAt of a
-// limit, is logged to it at level Warn as "bounded: response cut to fit budget" or
-// "bounded: response near budget", with the attributes tool, kept,
-// original, chars, limitChars, tokens, limitTokens and reason.
-//
-// An empty page gives "results":[]. Fit does not modify in, and the JSON it
-// returns is its own. It returns an error wrapping [ErrInvalidBudget] for an
-// invalid budget, or one too small for the envelope itself; [ErrUnordered] for items out of relevance
-// order; [ErrInvalidPage] when in.Page.Page.Returned is not
-// len(in.Page.Items); the error of an item encoding/json cannot encode; or
-// the error of in.Page.CursorAt.
+// Fit does not modify in, and the JSON it returns is its own. It returns an
+// error wrapping [ErrInvalidBudget] for an invalid budget or one too small
+// for the envelope itself; [ErrUnordered] for items out of relevance order;
+// [ErrInvalidPage] when in.Page.Page.Returned is not len(in.Page.Items);
+// [ErrTokenizer] when b's Tokenizer fails; the error of an item
+// encoding/json cannot encode; or that of in.Page.CursorAt.
 func Fit[T any](b Budget, in FitInput[T]) (Fitted, error) {
+	return FitContext(context.Background(), b, in)
+}
+
+// FitContext is [Fit] with the context that b's Tokenizer counts with, and
+// that Fit logs with.
+func FitContext[T any](ctx context.Context, b Budget, in FitInput[T]) (Fitted, error) {
 	f, err := prepareFit(b, in)
 	if err != nil {
 		return Fitted{}, err
 	}
+	f.ctx = ctx
 	fd, err := f.fit()
 	f.release()
 	return fd, err

@@ -209,7 +209,8 @@ type fitter struct {
 	// to the token limit's equivalent when tokens are estimated.
 	charCap   int
 	capReason string
-	tok       Tokenizer // set only with MaxTokens
+	ctx       context.Context // FitContext's, for the Tokenizer and the Logger
+	tok       Tokenizer       // set only with MaxTokens
 	// est: tokens are counted by the Estimator (CharsPerToken 0 and no
 	// Tokenizer with MaxTokens). snaps[k] is the estimate of resultsOpen
 	// and the first k items when snapped[k]: known for each batch as it is
@@ -283,6 +284,7 @@ func newFitter(b Budget, estimated bool, limitChars, limitTokens int, info PageI
 	// tails and shape) is overwritten before it is read, and copying it
 	// whole would cost more than the call's own work on a small page.
 	f.b, f.info, f.call, f.style, f.n, f.m = b, info, call, style, n, 0
+	f.ctx = context.Background()
 	f.limitChars, f.limitTokens = limitChars, limitTokens
 	f.charCap, f.capReason, f.tok, f.est = f.limitChars, ReasonCharacterLimit, nil, false
 	f.tailBuf = f.tailBuf[:0]
@@ -338,7 +340,7 @@ func (f *fitter) release() {
 	if cap(f.snaps) > maxPooled/16 {
 		f.snaps, f.snapped = nil, nil
 	}
-	f.b, f.call, f.info, f.buf, f.tok = Budget{}, Call{}, PageInfo{}, nil, nil
+	f.b, f.call, f.info, f.buf, f.tok, f.ctx = Budget{}, Call{}, PageInfo{}, nil, nil, nil
 	f.cursorAt, f.unclipped = nil, nil
 	for _, t := range f.tails {
 		t.hint, t.next = "", nil
@@ -826,7 +828,11 @@ func (f *fitter) fitTokens(kc int) ([]byte, *shape, error) {
 		if i > 0 {
 			start = f.ends[i-1] + 1
 		}
-		f.cumTok[i+1] = f.cumTok[i] + f.tok.CountTokens(string(f.buf[start:f.ends[i]]))
+		n, err := f.countTokens(f.buf[start:f.ends[i]])
+		if err != nil {
+			return nil, nil, err
+		}
+		f.cumTok[i+1] = f.cumTok[i] + n
 	}
 	reason := func(k int) string {
 		switch {
@@ -842,7 +848,10 @@ func (f *fitter) fitTokens(kc int) ([]byte, *shape, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	headTokens := f.tok.CountTokens(string(f.appendTail([]byte(resultsOpen), s)))
+	headTokens, err := f.countTokens(f.appendTail([]byte(resultsOpen), s))
+	if err != nil {
+		return nil, nil, err
+	}
 	k := kc
 	if f.cumTok[k]+headTokens > f.limitTokens {
 		k = f.largestTokK(k-1, f.limitTokens-headTokens)
@@ -935,6 +944,18 @@ func (f *fitter) fitEstimate(kc int, s *shape) ([]byte, *shape, error) {
 	return out, fit, err
 }
 
+// countTokens counts the tokens of b with the Tokenizer.
+func (f *fitter) countTokens(b []byte) (int, error) {
+	n, err := f.tok.Count(f.ctx, string(b))
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("%w: %w", ErrTokenizer, err)
+	case n < 0:
+		return 0, fmt.Errorf("%w: %d tokens for %d bytes", ErrTokenizer, n, len(b))
+	}
+	return n, nil
+}
+
 // largestTokK returns the largest k in [0, hi] whose items count at most
 // tokens tokens, or 0.
 func (f *fitter) largestTokK(hi, tokens int) int {
@@ -970,7 +991,10 @@ func (f *fitter) assemble(s *shape) ([]byte, error) {
 				return nil, err
 			}
 			out = f.appendTail(out[:head], s)
-			got := f.tok.CountTokens(string(out))
+			got, err := f.countTokens(out)
+			if err != nil {
+				return nil, err
+			}
 			if got == written || (i >= 2 && got < written) || i == 6 {
 				s.tokens = max(got, written)
 				break
@@ -1077,11 +1101,10 @@ func (f *fitter) log(fd *Fitted) {
 		}
 		msg = "bounded: response near budget"
 	}
-	ctx := context.Background()
-	if !f.b.Logger.Enabled(ctx, slog.LevelWarn) {
+	if !f.b.Logger.Enabled(f.ctx, slog.LevelWarn) {
 		return
 	}
-	f.b.Logger.LogAttrs(ctx, slog.LevelWarn, msg,
+	f.b.Logger.LogAttrs(f.ctx, slog.LevelWarn, msg,
 		slog.String("tool", f.call.Tool),
 		slog.Int("kept", tr.ReturnedCount),
 		slog.Int("original", tr.OriginalCount),

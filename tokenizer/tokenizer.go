@@ -8,7 +8,7 @@
 //	if err != nil { ... }
 //	b := bounded.ClaudeCode()
 //	b.Tokenizer = counter
-//	fitted, err := bounded.Fit(b, in) // fitted.JSON counts at most b.LimitTokens() o200k tokens
+//	fitted, err := bounded.FitContext(ctx, b, in) // fitted.JSON counts at most b.LimitTokens() o200k tokens
 //
 // The root package bounded does not import this package: without it, budgets
 // estimate tokens with the calibrated [bounded.Estimator], which errs on the
@@ -42,6 +42,7 @@
 package tokenizer
 
 import (
+	"context"
 	"fmt"
 
 	tiktoken "github.com/tiktoken-go/tokenizer"
@@ -63,7 +64,7 @@ const (
 var Encodings = []Encoding{O200K, CL100K}
 
 // Counter counts the tokens of a text with one encoding. It implements
-// [bounded.Tokenizer] and is safe for concurrent use.
+// [bounded.Tokenizer] (with Count) and is safe for concurrent use.
 type Counter struct {
 	enc   Encoding
 	codec tiktoken.Codec
@@ -97,12 +98,23 @@ func (c *Counter) Encoding() Encoding { return c.enc }
 // fail (it has no time limit, so it does not), the count is len(s), a bound
 // no byte-level encoding exceeds.
 func (c *Counter) CountTokens(s string) int {
-	if s == "" {
-		return 0
-	}
-	n, err := c.codec.Count(s)
+	n, err := c.Count(context.Background(), s)
 	if err != nil {
 		return len(s)
 	}
 	return n
+}
+
+// Count is CountTokens for [bounded.Tokenizer], with the encoder's error,
+// which it does not return for text, instead of len(s). Counting is local:
+// ctx is not used.
+func (c *Counter) Count(_ context.Context, s string) (int, error) {
+	if s == "" {
+		return 0, nil
+	}
+	n, err := c.codec.Count(s)
+	if err != nil {
+		return 0, fmt.Errorf("tokenizer: %s: %w", c.enc, err)
+	}
+	return n, nil
 }

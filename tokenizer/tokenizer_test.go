@@ -3,6 +3,7 @@ package tokenizer_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -75,6 +76,9 @@ func TestCountTokens(t *testing.T) {
 		for i, want := range []int{c.o200k, c.cl100k} {
 			if got := cs[i].CountTokens(c.text); got != want {
 				t.Errorf("%s: CountTokens(%.40q) = %d, want %d", cs[i].Encoding(), c.text, got, want)
+			}
+			if got, err := cs[i].Count(context.Background(), c.text); got != want || err != nil {
+				t.Errorf("%s: Count(%.40q) = %d, %v; want %d", cs[i].Encoding(), c.text, got, err, want)
 			}
 		}
 	}

@@ -224,7 +224,9 @@ func TestBudgetTokensLineWalk(t *testing.T) {
 // runeTokenizer counts a token a rune: an exact counter, for the tests.
 type runeTokenizer struct{}
 
-func (runeTokenizer) CountTokens(s string) int { return utf8.RuneCountInString(s) }
+func (runeTokenizer) Count(_ context.Context, s string) (int, error) {
+	return utf8.RuneCountInString(s), nil
+}
 
 // TestBudgetTokensExact checks that a server counting tokens exactly
 // applies a call's budgetTokens as given, with no room for an estimate's
