@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/boundedkit/bounded/driver"
 )
 
 // keyedStore is a result set ordered by title, then id, paged as a store
@@ -17,7 +19,7 @@ import (
 // NextCursor, PrevCursor and CursorAt.
 type keyedStore struct {
 	items []doc // in order
-	codec CursorCodec
+	codec driver.Codec
 }
 
 const keyedScope = "keyed"
@@ -33,7 +35,7 @@ func newKeyedStore(items []doc) *keyedStore {
 }
 
 func (s *keyedStore) sort() {
-	slices.SortFunc(s.items, func(a, b doc) int { return CompareKeys(docKeys(a), docKeys(b), nil) })
+	slices.SortFunc(s.items, func(a, b doc) int { return driver.CompareKeys(docKeys(a), docKeys(b), nil) })
 }
 
 func (s *keyedStore) insert(d doc) {
@@ -47,7 +49,7 @@ func (s *keyedStore) remove(id int) {
 
 // page reads p (forward only).
 func (s *keyedStore) page(p Page) (Paged[doc], error) {
-	req, err := keyedLimits.NormalizeCursor(p, s.codec, keyedScope)
+	req, err := keyedLimits.normalizeCursor(p, s.codec, keyedScope)
 	if err != nil {
 		return Paged[doc]{}, err
 	}
@@ -56,20 +58,20 @@ func (s *keyedStore) page(p Page) (Paged[doc], error) {
 		if req.Backward() {
 			return Paged[doc]{}, errors.New("keyedStore reads forward only")
 		}
-		start = sort.Search(len(s.items), func(i int) bool { return CompareKeys(docKeys(s.items[i]), req.At.Keys, nil) > 0 })
+		start = sort.Search(len(s.items), func(i int) bool { return driver.CompareKeys(docKeys(s.items[i]), req.At.Keys, nil) > 0 })
 	}
 	end := min(start+req.Limit, len(s.items))
 	var items []doc
 	if start < end {
 		items = slices.Clone(s.items[start:end])
 	}
-	info := req.Finish(len(items), end < len(s.items), len(s.items))
+	info := req.finish(len(items), end < len(s.items), len(s.items))
 	if len(items) > 0 {
-		if err := info.SetCursors(s.codec, keyedScope, docKeys(items[0]), docKeys(items[len(items)-1]), false); err != nil {
+		if err := info.setCursors(s.codec, keyedScope, docKeys(items[0]), docKeys(items[len(items)-1]), false); err != nil {
 			return Paged[doc]{}, err
 		}
 	}
-	return Paged[doc]{Items: items, Page: info, CursorAt: CursorsAt(s.codec, keyedScope, info.Offset, items, docKeys)}, nil
+	return Paged[doc]{Items: items, Page: info, CursorAt: cursorsAt(s.codec, keyedScope, info.Offset, items, docKeys)}, nil
 }
 
 // keyedDocs returns n docs with titles "doc 000", ... and content of size
@@ -268,7 +270,7 @@ func TestFitCursorAtError(t *testing.T) {
 			t.Errorf("CursorAt(%d) of 3 items: %v, want ErrInvalidPage", n, err)
 		}
 	}
-	if at := CursorsAt(CursorCodec{}, keyedScope, 0, []doc(nil), docKeys); at != nil {
+	if at := cursorsAt(driver.Codec{}, keyedScope, 0, []doc(nil), docKeys); at != nil {
 		t.Errorf("CursorsAt of no items is not nil")
 	}
 }

@@ -26,8 +26,8 @@ func ExampleCall_Hint() {
 	fmt.Println(call.Hint(r.Info(350, 350), bounded.HintFull))
 
 	// A capped count that stopped at 10,000.
-	r, _ = bounded.Limits{Default: 100, Max: 500}.Normalize(bounded.Page{Count: bounded.CountCapped, CountCap: 10_000})
-	fmt.Println(call.Hint(r.InfoMore(100, true, 10_000), bounded.HintFull))
+	capped := bounded.PageInfo{Total: 10_000, TotalKind: bounded.TotalAtLeast, Limit: 100, Returned: 100, HasMore: true, NextOffset: 100}
+	fmt.Println(call.Hint(capped, bounded.HintFull))
 	// Output:
 	// Found 350 results, showing 1-100 (page 1 of 4). 3 pages remain: call search_knowledge(query="auth", page=1) for the next.
 	// 1-100 of 350. Next: search_knowledge(query="auth", page=1)

@@ -141,31 +141,3 @@ func ExampleRequest_Info() {
 	// Output:
 	// {"total":63,"totalKind":"exact","limit":25,"offset":25,"returned":25,"hasMore":true,"nextOffset":50}
 }
-
-// An adapter that did not count exactly reads one row past the page to know
-// whether more follow, and reports a lower bound, or nothing, for the total.
-func ExampleRequest_InfoMore() {
-	r, _ := bounded.Limits{Default: 25, Max: 100}.Normalize(bounded.Page{Count: bounded.CountCapped})
-	info := r.InfoMore(25, true, r.CountCap) // the count stopped at its cap
-	fmt.Println(info.Total, info.TotalKind, info.HasMore)
-
-	info = r.InfoMore(25, true, -1) // nothing counted
-	fmt.Println(info.Total, info.TotalKind, info.HasMore)
-	// Output:
-	// 250 atLeast true
-	// 25 unknown true
-}
-
-// A page past the end must name the real last page, so a store that did not
-// count counts exactly for it.
-func ExampleRequest_NeedsExactTotal() {
-	r, _ := bounded.Limits{Default: 25, Max: 100}.Normalize(bounded.Page{Offset: 500, Count: bounded.CountNone})
-	returned := 0 // SELECT ... LIMIT 26 OFFSET 500 found nothing
-	if r.NeedsExactTotal(returned) {
-		r = r.Exact()
-	}
-	info := r.Finish(returned, false, 63) // SELECT count(*): 63
-	fmt.Println(info.TotalKind, info.Total, info.PastEnd(), info.LastPageOffset())
-	// Output:
-	// exact 63 true 50
-}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 )
 
 // todo is a task of a to-do list, listed by due date and then by id.
@@ -95,8 +96,8 @@ func ExampleFetchPage() {
 	}
 	hits := []hit{{"notes/auth.md", 0.91}, {"notes/oauth-flow.md", 0.87}, {"notes/sessions.md", 0.87}, {"notes/über-tokens.md", 0.42}}
 	src := bounded.FromSlice(hits).WithKeys(func(h hit) []any { return []any{h.Score, h.Path} }, true)
-	call := bounded.Call{Tool: "search_notes", Args: bounded.Args{{Name: "query", Value: "auth"}}}
-	pg, err := bounded.FetchPage(context.Background(), src, call, bounded.Page{Limit: 3}, bounded.Limits{Default: 10, Max: 50}, bounded.CursorCodec{})
+	scope := `search_notes query="auth"` // what the results depend on
+	pg, err := bounded.FetchPage(context.Background(), src, scope, bounded.Page{Limit: 3}, bounded.Limits{Default: 10, Max: 50}, driver.Codec{})
 	if err != nil {
 		panic(err)
 	}

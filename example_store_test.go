@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 )
 
 // bookmark is a saved link. The store lists bookmarks newest first: by
@@ -26,7 +27,7 @@ type bookmarkStore []bookmark
 var (
 	bookmarkDesc   = []bool{true, true}
 	bookmarkLimits = bounded.Limits{Default: 2, Max: 20}
-	bookmarkCodec  = bounded.CursorCodec{Key: []byte("bookmarks signing key")}
+	bookmarkCodec  = driver.Codec{Key: []byte("bookmarks signing key")}
 )
 
 const bookmarkScope = "bookmarks.list"
@@ -43,7 +44,7 @@ func (s bookmarkStore) read(r bounded.Request) ([]bookmark, bool, error) {
 	if len(r.At.Keys) != 2 {
 		return nil, false, fmt.Errorf("%w: %d keys, want 2", bounded.ErrInvalidCursor, len(r.At.Keys))
 	}
-	at := func(i int) int { return bounded.CompareKeys(bookmarkKeys(s[i]), r.At.Keys, bookmarkDesc) }
+	at := func(i int) int { return driver.CompareKeys(bookmarkKeys(s[i]), r.At.Keys, bookmarkDesc) }
 	if r.Backward() {
 		end := sort.Search(len(s), func(i int) bool { return at(i) >= 0 })
 		start := max(0, end-r.Limit)
@@ -65,33 +66,11 @@ func (s bookmarkStore) Fetch(_ context.Context, r bounded.Request) (bounded.Rows
 	return bounded.Rows[bookmark]{Items: items, More: more, Count: count, Keys: bookmarkKeys}, err
 }
 
-// List is the store's own paged method: it validates the page, reads it,
-// and builds its PageInfo and cursors as every store does.
-func (s bookmarkStore) List(_ context.Context, p bounded.Page) (bounded.Paged[bookmark], error) {
-	r, err := bookmarkLimits.NormalizeCursor(p, bookmarkCodec, bookmarkScope)
-	if err != nil {
-		return bounded.Paged[bookmark]{}, err
-	}
-	items, more, err := s.read(r)
-	if err != nil {
-		return bounded.Paged[bookmark]{}, err
-	}
-	if r.NeedsExactTotal(len(items)) {
-		r = r.Exact()
-	}
-	counted := len(s) // SELECT count(*), or nothing for CountNone
-	if r.Count == bounded.CountCapped {
-		counted = min(counted, r.CountCap+1)
-	}
-	info := r.Finish(len(items), more, counted)
-	if len(items) > 0 {
-		first, last := bookmarkKeys(items[0]), bookmarkKeys(items[len(items)-1])
-		if err := info.SetCursors(bookmarkCodec, bookmarkScope, first, last, r.Backward() && more); err != nil {
-			return bounded.Paged[bookmark]{}, err
-		}
-	}
-	cursorAt := bounded.CursorsAt(bookmarkCodec, bookmarkScope, info.Offset, items, bookmarkKeys)
-	return bounded.Paged[bookmark]{Items: items, Page: info, CursorAt: cursorAt}, nil
+// List is the store's own paged method: [bounded.FetchPage] validates the
+// page, calls Fetch and builds the page's totals and cursors, as every
+// store method built on a Source does.
+func (s bookmarkStore) List(ctx context.Context, p bounded.Page) (bounded.Paged[bookmark], error) {
+	return bounded.FetchPage(ctx, s, bookmarkScope, p, bookmarkLimits, bookmarkCodec)
 }
 
 var savedBookmarks = bookmarkStore{
@@ -129,19 +108,10 @@ func ExampleSource() {
 	// Found 5 results, showing 1 after the cursor. This is the last page.
 }
 
-// Finish builds the PageInfo of a page a store read: here without a count,
-// so the total is the end of the page read, and HasMore comes from the row
-// read past the page.
-func ExampleRequest_Finish() {
-	r, _ := bookmarkLimits.Normalize(bounded.Page{Count: bounded.CountNone})
-	info := r.Finish(2, true, -1) // two bookmarks, and a third read past them
-	fmt.Println(info.Total, info.TotalKind, info.HasMore, info.NextOffset)
-
-	r, _ = bookmarkLimits.Normalize(bounded.Page{Count: bounded.CountNone, Offset: 4})
-	info = r.Finish(1, false, -1) // the last one
-	fmt.Println(info.Total, info.TotalKind, info.HasMore)
-
-	// A store built on Finish walks whole with All.
+// A store method built on FetchPage walks whole with All, here without a
+// count: each page's total is the end of the page read, and HasMore comes
+// from the row read past it.
+func ExampleAll_store() {
 	for b, err := range bounded.All(context.Background(), bounded.Page{Count: bounded.CountNone}, savedBookmarks.List) {
 		if err != nil {
 			panic(err)
@@ -149,8 +119,6 @@ func ExampleRequest_Finish() {
 		fmt.Println(b.Saved, b.Title)
 	}
 	// Output:
-	// 2 unknown true 2
-	// 5 unknown false
 	// 2024-06-12 Go 1.23 release notes
 	// 2024-06-10 Ramen in Tōkyō
 	// 2024-06-10 SQLite WAL mode
@@ -158,10 +126,9 @@ func ExampleRequest_Finish() {
 	// 2024-05-02 Hiking near Genève
 }
 
-// SetCursors gives a page read by a store its cursors: the next one after its
-// last bookmark, and, since bookmarks precede it, the previous one before its
-// first.
-func ExamplePageInfo_SetCursors() {
+// A page read by cursor has the next cursor after its last bookmark, and,
+// since bookmarks precede it, the previous one before its first.
+func ExampleFetchPage_cursors() {
 	ctx := context.Background()
 	first, _ := savedBookmarks.List(ctx, bounded.Page{})
 	second, _ := savedBookmarks.List(ctx, bounded.Page{Cursor: first.Page.NextCursor})

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+
+	"github.com/boundedkit/bounded/driver"
 )
 
 // ErrInvalidPage is returned, wrapped with the field and value at fault, for
@@ -14,7 +16,9 @@ var ErrInvalidPage = errors.New("bounded: invalid page")
 
 // ErrInvalidCursor is returned, wrapped with its cause, for a cursor that
 // cannot be decoded, was tampered with, or belongs to another query or tool.
-var ErrInvalidCursor = errors.New("bounded: invalid cursor")
+// It is [driver.ErrInvalidCursor]; [driver.ErrCursorTampered] and
+// [driver.ErrCursorForeign] say why, where they apply.
+var ErrInvalidCursor = driver.ErrInvalidCursor
 
 // ErrNoProgress is returned by [All] when a page claims more items follow but
 // its next offset does not move past its own offset: following it would loop.
@@ -23,7 +27,7 @@ var ErrNoProgress = errors.New("bounded: page did not advance")
 // MaxOffset is the largest offset (and offset plus limit) a [Page] may carry:
 // 2^53-1, the largest integer a JSON number holds exactly, so that every
 // offset survives a round trip through an agent's JSON.
-const MaxOffset = 1<<53 - 1
+const MaxOffset = driver.MaxOffset
 
 // Page is what a caller asks for: up to Limit items starting at Offset in the
 // method's documented order.
@@ -109,9 +113,9 @@ type Limits struct {
 }
 
 // Request is a validated [Page]: Limit is in [1, Max] and Offset in
-// [0, MaxOffset]. Adapters receive requests from [Limits.Normalize] and build
-// their [PageInfo] with [Request.Info], so that every adapter reports the same
-// metadata for the same request.
+// [0, MaxOffset]. A [Source] receives one from [FetchPage]; a tool that
+// pages by hand gets one from [Limits.Normalize] and describes its page
+// with [Request.Info].
 type Request struct {
 	Limit  int
 	Offset int
@@ -128,10 +132,10 @@ type Request struct {
 	// CountCapped, to the Page's or to DefaultCountCap(Limit)).
 	Count    CountMode
 	CountCap int
-	// At is the decoded cursor, set by [Limits.NormalizeCursor]: the page
+	// At is the decoded cursor, set by [FetchPage]: the page
 	// starts after its keys (ends before them when At.Backward), and
 	// Offset is At.Offset. nil for offset requests.
-	At *Cursor
+	At *driver.Cursor
 }
 
 // Normalize validates p against l and applies its default and maximum.
@@ -183,14 +187,14 @@ func (l Limits) Normalize(p Page) (Request, error) {
 	return r, nil
 }
 
-// NormalizeCursor is [Limits.Normalize] for methods that issue and accept
+// normalizeCursor is [Limits.Normalize] for methods that issue and accept
 // cursors: it also decodes p.Cursor, when set, with codec for scope (see
-// [CursorCodec]), and returns a request that starts after (or, for a
+// [driver.Codec]), and returns a request that starts after (or, for a
 // backward cursor, before) the cursor's keys, with Offset the cursor's
 // offset. A cursor with a non-zero p.Offset, or one that does not decode,
 // is an error wrapping [ErrInvalidCursor] (and the decoder's cause).
 // Keys are checked by the method: their number and types are its own.
-func (l Limits) NormalizeCursor(p Page, codec CursorCodec, scope string) (Request, error) {
+func (l Limits) normalizeCursor(p Page, codec driver.Codec, scope string) (Request, error) {
 	r, err := l.Normalize(p)
 	if err != nil || p.Cursor == "" {
 		return r, err
@@ -345,13 +349,13 @@ func (r Request) Info(total, returned int) PageInfo {
 	return pi
 }
 
-// InfoMore builds the [PageInfo] of a page whose total was not counted
+// infoMore builds the [PageInfo] of a page whose total was not counted
 // exactly: hasMore comes from fetching one item past the page, and atLeast
 // is a lower bound on the total (or -1 when nothing was counted, which makes
 // the kind [TotalUnknown] and the total the end of this page). A counted
 // page that returns items and has none after them knows its total exactly:
 // Offset + returned, whatever atLeast says.
-func (r Request) InfoMore(returned int, hasMore bool, atLeast int) PageInfo {
+func (r Request) infoMore(returned int, hasMore bool, atLeast int) PageInfo {
 	pi := r.Info(0, returned)
 	pi.HasMore = hasMore && returned > 0
 	if pi.HasMore {
@@ -372,7 +376,7 @@ func (r Request) InfoMore(returned int, hasMore bool, atLeast int) PageInfo {
 	return pi
 }
 
-// Finish builds the [PageInfo] of a page read for r: returned items, more
+// finish builds the [PageInfo] of a page read for r: returned items, more
 // reporting whether an item lies beyond them in the reading direction (the
 // store reads Limit+1 items to know), and counted the store's count under
 // r.Count: the exact total for CountExact, the number of matching items up to
@@ -386,14 +390,13 @@ func (r Request) InfoMore(returned int, hasMore bool, atLeast int) PageInfo {
 // last page, whose offset a cursor may have carried stale; 0 with an exact
 // kind on an empty first page). A page that returns no items after
 // the start must report the exact total whatever r.Count, so that its hint
-// names the real last page: stores ask [Request.NeedsExactTotal] and then
-// count exactly and finish with [Request.Exact]. For a backward request, the page ends where the cursor's offset
+// names the real last page: [FetchPage] asks needsExactTotal and then
+// counts exactly with exact. For a backward request, the page ends where the cursor's offset
 // stood: its Offset is that offset minus returned (0 when nothing precedes
 // the page), and HasMore is true when it returned items.
 //
-// Finish leaves NextCursor and PrevCursor empty: the store fills them with
-// [PageInfo.SetCursors].
-func (r Request) Finish(returned int, more bool, counted int) PageInfo {
+// finish leaves NextCursor and PrevCursor empty: setCursors fills them.
+func (r Request) finish(returned int, more bool, counted int) PageInfo {
 	off := r.Offset
 	after := more
 	if r.Backward() {
@@ -410,9 +413,9 @@ func (r Request) Finish(returned int, more bool, counted int) PageInfo {
 	case r.Count == CountNone && returned == 0 && off == 0 && !r.Backward():
 		pi = rr.Info(0, 0) // an empty set: nothing to count
 	case r.Count == CountNone:
-		pi = rr.InfoMore(returned, after, -1)
+		pi = rr.infoMore(returned, after, -1)
 	case r.Count == CountCapped && counted > r.CountCap:
-		pi = rr.InfoMore(returned, after, r.CountCap)
+		pi = rr.infoMore(returned, after, r.CountCap)
 	default:
 		pi = rr.Info(counted, returned)
 		pi.HasMore = after && returned > 0
@@ -425,16 +428,16 @@ func (r Request) Finish(returned int, more bool, counted int) PageInfo {
 	return pi
 }
 
-// NeedsExactTotal reports whether a page of returned items read for r
+// needsExactTotal reports whether a page of returned items read for r
 // must report an exact total although r.Count did not count one: it
 // returned nothing after the start of the results (an offset at or past
 // the end, or a cursor at an end), and its hint names the last page.
-func (r Request) NeedsExactTotal(returned int) bool {
+func (r Request) needsExactTotal(returned int) bool {
 	return returned == 0 && r.Count != CountExact && (r.Offset > 0 || r.At != nil)
 }
 
-// Exact returns r counting exactly ([CountExact]).
-func (r Request) Exact() Request {
+// exact returns r counting exactly ([CountExact]).
+func (r Request) exact() Request {
 	r.Count, r.CountCap = CountExact, 0
 	return r
 }
@@ -442,25 +445,25 @@ func (r Request) Exact() Request {
 // Backward reports whether r reads backward from a cursor.
 func (r Request) Backward() bool { return r.At != nil && r.At.Backward }
 
-// SetCursors fills the page's cursors for a method that issues them:
+// setCursors fills the page's cursors for a method that issues them:
 // NextCursor, at last (the last item's keys) when HasMore, and PrevCursor,
 // at first (the first item's keys) when items precede the page (Offset > 0,
 // or before is true: the page was read backward and found more). scope and
-// codec are the method's, as given to [Limits.NormalizeCursor]. It returns
+// codec are the method's, as given to normalizeCursor. It returns
 // the codec's error for keys that do not encode.
-func (pi *PageInfo) SetCursors(codec CursorCodec, scope string, first, last []any, before bool) error {
+func (pi *PageInfo) setCursors(codec driver.Codec, scope string, first, last []any, before bool) error {
 	pi.NextCursor, pi.PrevCursor = "", ""
 	if pi.Returned == 0 {
 		return nil
 	}
 	var err error
 	if pi.HasMore {
-		if pi.NextCursor, err = codec.Encode(scope, Cursor{Offset: pi.NextOffset, Keys: last}); err != nil {
+		if pi.NextCursor, err = codec.Encode(scope, driver.Cursor{Offset: pi.NextOffset, Keys: last}); err != nil {
 			return err
 		}
 	}
 	if pi.Offset > 0 || before {
-		if pi.PrevCursor, err = codec.Encode(scope, Cursor{Backward: true, Offset: pi.Offset, Keys: first}); err != nil {
+		if pi.PrevCursor, err = codec.Encode(scope, driver.Cursor{Backward: true, Offset: pi.Offset, Keys: first}); err != nil {
 			return err
 		}
 	}
@@ -567,9 +570,8 @@ type Paged[T any] struct {
 	// of range is an error wrapping [ErrInvalidPage]; the codec's error is
 	// returned for keys that do not encode. [Fit] calls it to continue a
 	// cut page by cursor. It is nil for methods without cursors and for
-	// pages with no items, and is never encoded. Stores build it with
-	// [CursorsAt]; code that converts a page's items one for one, in
-	// order, keeps it.
+	// pages with no items, and is never encoded. [FetchPage] builds it;
+	// code that converts a page's items one for one, in order, keeps it.
 	CursorAt func(n int) (string, error) `json:"-"`
 }
 

@@ -112,19 +112,19 @@ func TestInfo(t *testing.T) {
 
 func TestInfoMore(t *testing.T) {
 	r := Request{Limit: 10, Offset: 20}
-	if got, want := r.InfoMore(10, true, 10000), (PageInfo{Total: 10000, TotalKind: TotalAtLeast, Limit: 10, Offset: 20, Returned: 10, HasMore: true, NextOffset: 30}); got != want {
+	if got, want := r.infoMore(10, true, 10000), (PageInfo{Total: 10000, TotalKind: TotalAtLeast, Limit: 10, Offset: 20, Returned: 10, HasMore: true, NextOffset: 30}); got != want {
 		t.Errorf("capped: got %+v, want %+v", got, want)
 	}
-	if got, want := r.InfoMore(10, true, -1), (PageInfo{Total: 30, TotalKind: TotalUnknown, Limit: 10, Offset: 20, Returned: 10, HasMore: true, NextOffset: 30}); got != want {
+	if got, want := r.infoMore(10, true, -1), (PageInfo{Total: 30, TotalKind: TotalUnknown, Limit: 10, Offset: 20, Returned: 10, HasMore: true, NextOffset: 30}); got != want {
 		t.Errorf("uncounted: got %+v, want %+v", got, want)
 	}
-	if got, want := r.InfoMore(4, false, 10000), (PageInfo{Total: 24, TotalKind: TotalExact, Limit: 10, Offset: 20, Returned: 4}); got != want {
+	if got, want := r.infoMore(4, false, 10000), (PageInfo{Total: 24, TotalKind: TotalExact, Limit: 10, Offset: 20, Returned: 4}); got != want {
 		t.Errorf("stale lower bound: got %+v, want %+v", got, want)
 	}
-	if got, want := r.InfoMore(0, false, 10000), (PageInfo{Total: 10000, TotalKind: TotalAtLeast, Limit: 10, Offset: 20}); got != want {
+	if got, want := r.infoMore(0, false, 10000), (PageInfo{Total: 10000, TotalKind: TotalAtLeast, Limit: 10, Offset: 20}); got != want {
 		t.Errorf("empty page under a lower bound: got %+v, want %+v", got, want)
 	}
-	if got, want := r.InfoMore(4, false, 24), (PageInfo{Total: 24, TotalKind: TotalExact, Limit: 10, Offset: 20, Returned: 4}); got != want {
+	if got, want := r.infoMore(4, false, 24), (PageInfo{Total: 24, TotalKind: TotalExact, Limit: 10, Offset: 20, Returned: 4}); got != want {
 		t.Errorf("last page under the cap: got %+v, want %+v", got, want)
 	}
 }

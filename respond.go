@@ -3,6 +3,8 @@ package bounded
 import (
 	"context"
 	"fmt"
+
+	"github.com/boundedkit/bounded/driver"
 )
 
 // Options are what [Respond] needs besides the source, the call and the
@@ -43,7 +45,11 @@ type Options[T any] struct {
 // returned before src is called. The source's error is returned as it is.
 // Fit's errors are returned as Fit documents them.
 func Respond[T any](ctx context.Context, src Source[T], call Call, p Page, o Options[T]) (Fitted, error) {
-	pg, err := FetchPage(ctx, src, call, p, o.Limits, CursorCodec{Key: o.CursorKey})
+	scope, err := call.Scope()
+	if err != nil {
+		return Fitted{}, err
+	}
+	pg, err := FetchPage(ctx, src, scope, p, o.Limits, driver.Codec{Key: o.CursorKey})
 	if err != nil {
 		return Fitted{}, err
 	}
@@ -62,15 +68,15 @@ func Respond[T any](ctx context.Context, src Source[T], call Call, p Page, o Opt
 	return Fit(o.Budget, FitInput[T]{Page: pg, Call: call, Hints: o.Hints, Relevance: o.Relevance})
 }
 
-// FetchPage is [Respond] without the fit: the page of src that p asks for,
-// validated against l, with its PageInfo, its cursors (encoded by codec
-// for call's scope: its tool and arguments) and its [Paged.CursorAt].
-func FetchPage[T any](ctx context.Context, src Source[T], call Call, p Page, l Limits, codec CursorCodec) (Paged[T], error) {
-	scope, err := callScope(call)
-	if err != nil {
-		return Paged[T]{}, err
-	}
-	req, err := l.NormalizeCursor(p, codec, scope)
+// FetchPage is [Respond] without the fit, and the whole of a store's paged
+// method: the page of src that p asks for, validated against l, with its
+// PageInfo, its cursors (encoded by codec for scope, which names the query:
+// [Call.Scope] for a tool call; a cursor issued for another scope is
+// [driver.ErrCursorForeign]) and its [Paged.CursorAt]. A page past the end
+// calls src twice, the second time counting exactly, so that the page names
+// the real last page.
+func FetchPage[T any](ctx context.Context, src Source[T], scope string, p Page, l Limits, codec driver.Codec) (Paged[T], error) {
+	req, err := l.normalizeCursor(p, codec, scope)
 	if err != nil {
 		return Paged[T]{}, err
 	}
@@ -84,8 +90,8 @@ func FetchPage[T any](ctx context.Context, src Source[T], call Call, p Page, l L
 	if len(rows.Items) > req.Limit {
 		return Paged[T]{}, fmt.Errorf("bounded: source returned %d items for a limit of %d", len(rows.Items), req.Limit)
 	}
-	if req.NeedsExactTotal(len(rows.Items)) {
-		req = req.Exact()
+	if req.needsExactTotal(len(rows.Items)) {
+		req = req.exact()
 		if rows, err = src.Fetch(ctx, req); err != nil {
 			return Paged[T]{}, err
 		}
@@ -93,14 +99,14 @@ func FetchPage[T any](ctx context.Context, src Source[T], call Call, p Page, l L
 	if rows.Count < 0 && req.Count != CountNone {
 		req.Count = CountNone
 	}
-	info := req.Finish(len(rows.Items), rows.More, rows.Count)
+	info := req.finish(len(rows.Items), rows.More, rows.Count)
 	pg := Paged[T]{Items: rows.Items, Page: info}
 	if rows.Keys != nil && len(rows.Items) > 0 {
 		first, last := rows.Keys(rows.Items[0]), rows.Keys(rows.Items[len(rows.Items)-1])
-		if err := pg.Page.SetCursors(codec, scope, first, last, req.Backward() && rows.More); err != nil {
+		if err := pg.Page.setCursors(codec, scope, first, last, req.Backward() && rows.More); err != nil {
 			return Paged[T]{}, err
 		}
-		at := CursorsAt(codec, scope, pg.Page.Offset, rows.Items, rows.Keys)
+		at := cursorsAt(codec, scope, pg.Page.Offset, rows.Items, rows.Keys)
 		if req.At != nil && !req.Backward() {
 			// The position before the first item is the caller's cursor.
 			after := at
@@ -116,9 +122,10 @@ func FetchPage[T any](ctx context.Context, src Source[T], call Call, p Page, l L
 	return pg, nil
 }
 
-// callScope is the cursor scope of a call: its tool and its arguments, so
-// that a cursor of one call is refused by every other.
-func callScope(c Call) (string, error) {
+// Scope is the cursor scope of c: its tool and its arguments, so that a
+// cursor issued for one call is refused by every other. An argument of a
+// type [Fit] cannot encode is an error.
+func (c Call) Scope() (string, error) {
 	b := append([]byte("bounded.Respond\x00"), c.Tool...)
 	b = append(b, 0)
 	b, err := appendArgs(b, c.Args)

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/boundedkit/bounded/driver"
 )
 
 type row struct {
@@ -106,8 +108,8 @@ func TestRespondCursorScope(t *testing.T) {
 		"other args": {Tool: "rows", Args: Args{{Name: "q", Value: "b"}}},
 		"other tool": {Tool: "other", Args: call.Args},
 	} {
-		if _, err := Respond(context.Background(), src, c, Page{Cursor: cur}, o); !errors.Is(err, ErrCursorForeign) {
-			t.Errorf("%s: err %v, want ErrCursorForeign", name, err)
+		if _, err := Respond(context.Background(), src, c, Page{Cursor: cur}, o); !errors.Is(err, driver.ErrCursorForeign) {
+			t.Errorf("%s: err %v, want driver.ErrCursorForeign", name, err)
 		}
 	}
 	if _, err := Respond(context.Background(), FromSlice(rows(10)), call, Page{Cursor: cur}, o); !errors.Is(err, ErrInvalidCursor) {
@@ -115,8 +117,8 @@ func TestRespondCursorScope(t *testing.T) {
 	}
 	signed := o
 	signed.CursorKey = []byte("k")
-	if _, err := Respond(context.Background(), src, call, Page{Cursor: cur}, signed); !errors.Is(err, ErrCursorTampered) {
-		t.Errorf("unsigned cursor to a signing source: err %v, want ErrCursorTampered", err)
+	if _, err := Respond(context.Background(), src, call, Page{Cursor: cur}, signed); !errors.Is(err, driver.ErrCursorTampered) {
+		t.Errorf("unsigned cursor to a signing source: err %v, want driver.ErrCursorTampered", err)
 	}
 	for _, p := range []Page{{Limit: -1}, {Offset: -1}, {Cursor: "!"}} {
 		if _, err := Respond(context.Background(), src, call, p, o); !errors.Is(err, ErrInvalidPage) && !errors.Is(err, ErrInvalidCursor) {
@@ -198,7 +200,8 @@ func TestRespondTooSmallAfterCursor(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The next page starts with item 4, whose long body may not be clipped.
-	pg, err := FetchPage(context.Background(), src, call, Page{Cursor: first.Page.NextCursor}, o.Limits, CursorCodec{})
+	scope, _ := call.Scope()
+	pg, err := FetchPage(context.Background(), src, scope, Page{Cursor: first.Page.NextCursor}, o.Limits, driver.Codec{})
 	if err != nil {
 		t.Fatal(err)
 	}

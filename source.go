@@ -4,14 +4,16 @@ import (
 	"context"
 	"fmt"
 	"sort"
+
+	"github.com/boundedkit/bounded/driver"
 )
 
 // Source is an ordered result set that [Respond] pages over: a slice
 // ([FromSlice]), a function around the caller's own query ([FromFunc]), a
 // bun query (package bunpage) or a store's method.
 type Source[T any] interface {
-	// Fetch returns the rows r asks for. r is valid: Respond built it with
-	// [Limits.NormalizeCursor], so Limit is in [1, Max], Offset and
+	// Fetch returns the rows r asks for. r is valid: [FetchPage] built
+	// it, so Limit is in [1, Max], Offset and
 	// Offset+Limit are at most [MaxOffset], and r.At, when set, is a cursor
 	// this source's query issued (its keys not yet checked against the
 	// source's key types: a source that cannot use them returns an error
@@ -95,7 +97,7 @@ func FromSlice[T any](items []T) *SliceSource[T] {
 
 // WithKeys makes s page by cursor: keys returns an item's sort keys, the
 // last one unique, and desc[i] says key i sorts descending. The slice must
-// be sorted by them as [CompareKeys] orders keys.
+// be sorted by them as [driver.CompareKeys] orders keys.
 func (s *SliceSource[T]) WithKeys(keys func(T) []any, desc ...bool) *SliceSource[T] {
 	c := *s
 	c.keys, c.desc = keys, desc
@@ -122,11 +124,11 @@ func (s *SliceSource[T]) Fetch(_ context.Context, r Request) (Rows[T], error) {
 		}
 		at := r.At.Keys
 		if r.At.Backward {
-			end = sort.Search(len(all), func(i int) bool { return CompareKeys(s.keys(all[i]), at, s.desc) >= 0 })
+			end = sort.Search(len(all), func(i int) bool { return driver.CompareKeys(s.keys(all[i]), at, s.desc) >= 0 })
 			start = max(0, end-r.Limit)
 			more = start > 0
 		} else {
-			start = sort.Search(len(all), func(i int) bool { return CompareKeys(s.keys(all[i]), at, s.desc) > 0 })
+			start = sort.Search(len(all), func(i int) bool { return driver.CompareKeys(s.keys(all[i]), at, s.desc) > 0 })
 			end = min(len(all), start+r.Limit)
 			more = end < len(all)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 )
 
 // defaultLimits are the limits of Options with zero Limits.
@@ -66,7 +67,11 @@ func newChecker[T any](ctx context.Context, o Options[T], src bounded.Source[T],
 
 // fetch reads page p of the source for call, as [bounded.Respond] does.
 func (c *checker[T]) fetch(ctx context.Context, call bounded.Call, p bounded.Page) (bounded.Paged[T], error) {
-	return bounded.FetchPage(ctx, c.src, call, p, c.limits, bounded.CursorCodec{})
+	scope, err := call.Scope()
+	if err != nil {
+		return bounded.Paged[T]{}, err
+	}
+	return bounded.FetchPage(ctx, c.src, scope, p, c.limits, driver.Codec{})
 }
 
 // A size is a page size the walks use.
@@ -204,8 +209,8 @@ func emptyNil[T any](s []T) []T {
 }
 
 // checkPage checks a page read with limit under m that stands for sp:
-// its items, and pagination exactly as [bounded.Request.Finish] derives it
-// from correct rows.
+// its items, and pagination exactly as [bounded.FetchPage] derives it from
+// correct rows.
 func (c *checker[T]) checkPage(m countMode, limit int, sp span, pg bounded.Paged[T]) error {
 	n := len(c.want)
 	info := pg.Page

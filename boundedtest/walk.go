@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 )
 
 // maxPages bounds a walk in pages of size over want, so that a source that
@@ -221,7 +222,7 @@ func (c *checker[T]) keyCount(ctx context.Context) error {
 	}
 	for _, k := range bad {
 		for _, back := range []bool{false, true} {
-			r.At = &bounded.Cursor{Offset: 1, Backward: back, Keys: k}
+			r.At = &driver.Cursor{Offset: 1, Backward: back, Keys: k}
 			r.Offset = 1
 			_, err := c.src.Fetch(ctx, r)
 			at := fmt.Sprintf("Fetch(limit=1, At=%+v) of a source with %d sort keys", *r.At, len(keys))
@@ -240,7 +241,7 @@ func (c *checker[T]) offsetOnly(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.At = &bounded.Cursor{Offset: 1, Keys: []any{int64(1)}}
+	r.At = &driver.Cursor{Offset: 1, Keys: []any{int64(1)}}
 	r.Offset = 1
 	rows, err := c.src.Fetch(ctx, r)
 	at := fmt.Sprintf("Fetch(limit=1, At=%+v) of a source without cursors", *r.At)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/boundedkit/bounded"
 	"github.com/boundedkit/bounded/bunpage"
+	"github.com/boundedkit/bounded/driver"
 	"github.com/uptrace/bun"
 )
 
@@ -127,7 +128,7 @@ func BenchmarkPage(b *testing.B) {
 					}, false}}, [][2]string{{"bunpage", "plain"}})
 				})
 				b.Run("cursor", func(b *testing.B) {
-					at := &bounded.Cursor{Keys: eventKeys(deep)}
+					at := &driver.Cursor{Keys: eventKeys(deep)}
 					sideBySide(ctx, b, []variant{
 						{"bunpage", fetch(bounded.Request{Limit: benchLimit, Count: bounded.CountNone, At: at}), false},
 						{"plain", func(ctx context.Context) ([]int64, error) {

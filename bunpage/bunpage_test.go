@@ -13,6 +13,7 @@ import (
 
 	"github.com/boundedkit/bounded"
 	"github.com/boundedkit/bounded/bunpage"
+	"github.com/boundedkit/bounded/driver"
 	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/uptrace/bun"
 )
@@ -193,7 +194,7 @@ func (o order) keys(b book) []any {
 	return k
 }
 
-// compare orders two books as o does: bounded.CompareKeys for values,
+// compare orders two books as o does: driver.CompareKeys for values,
 // NULLs last or, with nullsFirst, first in either direction.
 func (o order) compare(a, b book) int {
 	ka, kb := o.keys(a), o.keys(b)
@@ -209,7 +210,7 @@ func (o order) compare(a, b book) int {
 			}
 			return c
 		}
-		if c := bounded.CompareKeys([]any{x}, []any{y}, []bool{r.desc}); c != 0 {
+		if c := driver.CompareKeys([]any{x}, []any{y}, []bool{r.desc}); c != 0 {
 			return c
 		}
 	}
@@ -261,16 +262,16 @@ func walkOffset(ctx context.Context, src bounded.Source[book], size int) ([]book
 // first by offset, the rest after the keys of the last item read.
 func walkCursor(ctx context.Context, src bounded.Source[book], size int) ([]book, error) {
 	return walk(ctx, src, bounded.Request{Limit: size, Count: bounded.CountNone}, func(rows bounded.Rows[book], r *bounded.Request) {
-		r.At = &bounded.Cursor{Keys: rows.Keys(rows.Items[len(rows.Items)-1])}
+		r.At = &driver.Cursor{Keys: rows.Keys(rows.Items[len(rows.Items)-1])}
 	})
 }
 
 // walkBack reads src backward from the item with keys from to its start
 // in pages of size, and returns what it read in src's order.
 func walkBack(ctx context.Context, src bounded.Source[book], size int, from []any) ([]book, error) {
-	r := bounded.Request{Limit: size, Count: bounded.CountNone, At: &bounded.Cursor{Backward: true, Keys: from}}
+	r := bounded.Request{Limit: size, Count: bounded.CountNone, At: &driver.Cursor{Backward: true, Keys: from}}
 	return walk(ctx, src, r, func(rows bounded.Rows[book], r *bounded.Request) {
-		r.At = &bounded.Cursor{Backward: true, Keys: rows.Keys(rows.Items[0])}
+		r.At = &driver.Cursor{Backward: true, Keys: rows.Keys(rows.Items[0])}
 	})
 }
 
@@ -365,13 +366,13 @@ func TestWalks(t *testing.T) {
 // last, checking that every page's total is total. It returns both walks
 // in src's order.
 func walkPages(ctx context.Context, src bounded.Source[book], size, total int) (fwd, back []book, err error) {
-	call := bounded.Call{Tool: "list_books"}
+	const scope = "list_books"
 	limits := bounded.Limits{Default: size, Max: size}
-	var codec bounded.CursorCodec
+	var codec driver.Codec
 	p := bounded.Page{}
 	var pg bounded.Paged[book]
 	for range 10_000 {
-		if pg, err = bounded.FetchPage(ctx, src, call, p, limits, codec); err != nil {
+		if pg, err = bounded.FetchPage(ctx, src, scope, p, limits, codec); err != nil {
 			return nil, nil, err
 		}
 		if pg.Page.Total != total || pg.Page.TotalKind != bounded.TotalExact {
@@ -388,7 +389,7 @@ func walkPages(ctx context.Context, src bounded.Source[book], size, total int) (
 		if pg.Page.PrevCursor == "" {
 			return fwd, back, nil
 		}
-		if pg, err = bounded.FetchPage(ctx, src, call, bounded.Page{Cursor: pg.Page.PrevCursor}, limits, codec); err != nil {
+		if pg, err = bounded.FetchPage(ctx, src, scope, bounded.Page{Cursor: pg.Page.PrevCursor}, limits, codec); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -418,8 +419,8 @@ func TestCounts(t *testing.T) {
 		want := o.sorted(books, "a")
 		n := len(want)
 		src := o.source(t, db, "a")
-		mid := &bounded.Cursor{Keys: o.keys(want[n/2])}
-		back := &bounded.Cursor{Backward: true, Keys: o.keys(want[n/2])}
+		mid := &driver.Cursor{Keys: o.keys(want[n/2])}
+		back := &driver.Cursor{Backward: true, Keys: o.keys(want[n/2])}
 		for _, c := range []struct {
 			name      string
 			count     bounded.CountMode
@@ -503,7 +504,7 @@ func TestStatements(t *testing.T) {
 			{"none", src, bounded.Request{Limit: 5, Count: bounded.CountNone}, -1, []string{"LIMIT 6"}},
 			{"exact", src, bounded.Request{Limit: 5}, n, []string{`count(*) FROM (SELECT "b"."id"`}},
 			{"capped", src, bounded.Request{Limit: 5, Count: bounded.CountCapped, CountCap: 3}, 4, []string{`LIMIT 4) AS "bunpage_capped") AS "_bunpage_total"`}},
-			{"cursor", src, bounded.Request{Limit: 5, At: &bounded.Cursor{Keys: orders[0].keys(books[0])}}, n, []string{`"_bunpage_total"`}},
+			{"cursor", src, bounded.Request{Limit: 5, At: &driver.Cursor{Keys: orders[0].keys(books[0])}}, n, []string{`"_bunpage_total"`}},
 			{"past the end", src, bounded.Request{Limit: 5, Offset: 100}, n, []string{`"_bunpage_total"`, "SELECT count(*)"}},
 			{"empty set", empty, bounded.Request{Limit: 5, Count: bounded.CountCapped}, 0, []string{`"_bunpage_total"`}},
 		} {
@@ -798,7 +799,7 @@ func TestJoinedRelation(t *testing.T) {
 			mode  bounded.CountMode
 			count int
 		}{{bounded.CountNone, -1}, {bounded.CountExact, 3}} {
-			rows, err := src.Fetch(t.Context(), bounded.Request{Limit: 2, Count: c.mode, At: &bounded.Cursor{Keys: []any{int64(3)}}})
+			rows, err := src.Fetch(t.Context(), bounded.Request{Limit: 2, Count: c.mode, At: &driver.Cursor{Keys: []any{int64(3)}}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 	"github.com/uptrace/bun"
 )
 
@@ -87,7 +88,7 @@ func TestForgedCursors(t *testing.T) {
 			for _, back := range []bool{false, true} {
 				for _, count := range []bounded.CountMode{bounded.CountNone, bounded.CountExact} {
 					log.take()
-					r := bounded.Request{Limit: 3, Count: count, At: &bounded.Cursor{Backward: back, Keys: keys}}
+					r := bounded.Request{Limit: 3, Count: count, At: &driver.Cursor{Backward: back, Keys: keys}}
 					rows, err := src.Fetch(ctx, r)
 					switch {
 					case !errors.Is(err, bounded.ErrInvalidCursor):
@@ -133,7 +134,7 @@ func TestForgedCursors(t *testing.T) {
 			keys := slices.Clone(valid)
 			keys[c.i] = c.v
 			for _, back := range []bool{false, true} {
-				r := bounded.Request{Limit: 3, Count: bounded.CountExact, At: &bounded.Cursor{Backward: back, Keys: keys}}
+				r := bounded.Request{Limit: 3, Count: bounded.CountExact, At: &driver.Cursor{Backward: back, Keys: keys}}
 				if _, err := src.Fetch(ctx, r); err != nil {
 					t.Errorf("%s (backward %v): %v", c.name, back, err)
 				}
@@ -161,7 +162,8 @@ func TestForgedThroughRespond(t *testing.T) {
 		real := first.Page.NextCursor
 		// The forger writes the codec's format: the real cursor's own keys
 		// forged again read the same page.
-		pg, err := bounded.FetchPage(ctx, src, call, bounded.Page{}, opts.Limits, bounded.CursorCodec{})
+		scope, _ := call.Scope()
+		pg, err := bounded.FetchPage(ctx, src, scope, bounded.Page{}, opts.Limits, driver.Codec{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -194,7 +196,7 @@ func TestForgedThroughRespond(t *testing.T) {
 
 // forge returns an unsigned cursor with the version and scope of real
 // (its first 10 bytes), offset and keys, and the checksum anyone can
-// compute (bounded.CursorCodec documents the format).
+// compute (driver.Codec documents the format).
 func forge(t *testing.T, real string, offset int, keys []any) string {
 	t.Helper()
 	b, err := base64.RawURLEncoding.DecodeString(real)

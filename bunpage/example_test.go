@@ -12,6 +12,7 @@ import (
 
 	"github.com/boundedkit/bounded"
 	"github.com/boundedkit/bounded/bunpage"
+	"github.com/boundedkit/bounded/driver"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
 	"github.com/uptrace/bun/driver/sqliteshim"
@@ -241,7 +242,7 @@ func ExampleSource_Fetch() {
 	}
 	ctx := context.Background()
 	// The tasks after "Pay the hosting" (priority 3, id 3), with a count.
-	at := &bounded.Cursor{Keys: []any{int64(3), int64(3)}}
+	at := &driver.Cursor{Keys: []any{int64(3), int64(3)}}
 	rows, err := src.Fetch(ctx, bounded.Request{Limit: 2, At: at})
 	if err != nil {
 		fmt.Println(err)
@@ -253,7 +254,7 @@ func ExampleSource_Fetch() {
 	fmt.Println("more:", rows.More, "count:", rows.Count)
 
 	// The task before it, backward.
-	rows, err = src.Fetch(ctx, bounded.Request{Limit: 2, At: &bounded.Cursor{Backward: true, Keys: at.Keys}, Count: bounded.CountNone})
+	rows, err = src.Fetch(ctx, bounded.Request{Limit: 2, At: &driver.Cursor{Backward: true, Keys: at.Keys}, Count: bounded.CountNone})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -261,7 +262,7 @@ func ExampleSource_Fetch() {
 	fmt.Println(rows.Items[0].Title, "more:", rows.More)
 
 	// A key of the wrong type.
-	_, err = src.Fetch(ctx, bounded.Request{Limit: 2, At: &bounded.Cursor{Keys: []any{"3", int64(3)}}})
+	_, err = src.Fetch(ctx, bounded.Request{Limit: 2, At: &driver.Cursor{Keys: []any{"3", int64(3)}}})
 	fmt.Println(err)
 	// Output:
 	// Write the report [2 1]

@@ -3,7 +3,7 @@ package bunpage
 import (
 	"fmt"
 
-	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 )
 
 // checkOrder reports an error wrapping [ErrInvalidSource] when the items
@@ -55,7 +55,7 @@ func (s *Source[T]) checkOrder(items []T, at []any, back bool) error {
 func (s *Source[T]) after(a, b []any) error {
 	for i, c := range s.cols {
 		x, y := a[i], b[i]
-		if x == y || x != nil && y != nil && bounded.CompareKeys([]any{x}, []any{y}, nil) == 0 {
+		if x == y || x != nil && y != nil && driver.CompareKeys([]any{x}, []any{y}, nil) == 0 {
 			continue
 		}
 		var before bool // x sorts before y, as the column declares
@@ -79,5 +79,5 @@ func (s *Source[T]) after(a, b []any) error {
 // lessKey reports whether the key x sorts before y: numbers by value
 // (int, int64 and float64 alike), false before true.
 func lessKey(x, y any) bool {
-	return bounded.CompareKeys([]any{x}, []any{y}, nil) < 0
+	return driver.CompareKeys([]any{x}, []any{y}, nil) < 0
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/boundedkit/bounded"
 	"github.com/boundedkit/bounded/bunpage"
+	"github.com/boundedkit/bounded/driver"
 	"github.com/uptrace/bun"
 )
 
@@ -47,8 +48,8 @@ func TestPlans(t *testing.T) {
 			}{
 				{"offset 0", bounded.Request{Limit: 20}, false},
 				{"offset 100", bounded.Request{Limit: 20, Offset: 100}, false},
-				{"cursor", bounded.Request{Limit: 20, At: &bounded.Cursor{Keys: eventKeys(deep)}}, true},
-				{"backward", bounded.Request{Limit: 20, At: &bounded.Cursor{Backward: true, Keys: eventKeys(deep)}}, true},
+				{"cursor", bounded.Request{Limit: 20, At: &driver.Cursor{Keys: eventKeys(deep)}}, true},
+				{"backward", bounded.Request{Limit: 20, At: &driver.Cursor{Backward: true, Keys: eventKeys(deep)}}, true},
 			} {
 				name := q.name + "/" + r.name
 				r.req.Count = bounded.CountNone

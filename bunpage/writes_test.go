@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 	"github.com/uptrace/bun"
 )
 
@@ -38,7 +39,7 @@ func TestWalkUnderWrites(t *testing.T) {
 					src := o.source(t, db, "a")
 					r := bounded.Request{Limit: 3, Count: bounded.CountNone}
 					if back {
-						r.At = &bounded.Cursor{Backward: true, Keys: o.keys(edge)}
+						r.At = &driver.Cursor{Backward: true, Keys: o.keys(edge)}
 					}
 					var read []book
 					for step := 0; ; step++ {
@@ -63,9 +64,9 @@ func TestWalkUnderWrites(t *testing.T) {
 							break
 						}
 						if back {
-							r.At = &bounded.Cursor{Backward: true, Keys: rows.Keys(rows.Items[0])}
+							r.At = &driver.Cursor{Backward: true, Keys: rows.Keys(rows.Items[0])}
 						} else {
-							r.At = &bounded.Cursor{Keys: rows.Keys(rows.Items[len(rows.Items)-1])}
+							r.At = &driver.Cursor{Keys: rows.Keys(rows.Items[len(rows.Items)-1])}
 						}
 						id, err := w.step(ctx)
 						if err != nil {

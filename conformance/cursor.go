@@ -170,8 +170,9 @@ func checkCounts[T any](t TB, s *suite, m *method[T], st, ref Store, fulls *full
 // again (read back by the second's PrevCursor). Each page must equal
 // memrepo's page at its offset; its CursorAt(n), for n = 1, the middle and
 // the page's length, must lead to memrepo's page of 3 items at Offset+n;
-// CursorAt(len(Items)) to the page NextCursor leads to; and CursorAt(0) and
-// CursorAt(len(Items)+1) must be errors.
+// CursorAt(len(Items)) to the page NextCursor leads to; CursorAt(0) of the
+// page read by NextCursor must be that cursor; and CursorAt(0) of the
+// others and CursorAt(len(Items)+1) must be errors.
 func checkCursorAt[T any](t TB, s *suite, m *method[T], st, ref Store, fulls *fullCache[T]) {
 	q, full, ok := firstWalkable(t, s, m, st, fulls)
 	if !ok {
@@ -225,7 +226,15 @@ func checkCursorAt[T any](t TB, s *suite, m *method[T], st, ref Store, fulls *fu
 			t.Errorf("%s: a page of %d items has no CursorAt", at(bp.p), n)
 			continue
 		}
-		for _, bad := range []int{0, n + 1} {
+		bad := []int{0, n + 1}
+		if bp.p.Cursor != "" && bp.p.Cursor == p1.Page.NextCursor {
+			// A page read forward by cursor starts at that cursor.
+			bad = bad[1:]
+			if c, err := bp.pg.CursorAt(0); err != nil || c != bp.p.Cursor {
+				t.Errorf("%s: CursorAt(0) = %q, %v; want the cursor the page was read by", at(bp.p), c, err)
+			}
+		}
+		for _, bad := range bad {
 			if _, err := bp.pg.CursorAt(bad); err == nil {
 				t.Errorf("%s: CursorAt(%d) of a page of %d items: no error", at(bp.p), bad, n)
 			}

@@ -10,13 +10,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 	"github.com/boundedkit/bounded/ports"
 )
 
 // The forged-key checks: a caller can compute an unsigned cursor for any
 // keys (the checksum is public), so every key of a cursor is validated
 // before any query, alike everywhere. For each paged method, cursors are
-// forged with [bounded.CursorCodec] (no key) for memrepo's scope of the
+// forged with [driver.Codec] (no key) for memrepo's scope of the
 // query, holding the keys of a real item with one key replaced: by NULL,
 // by a value of another type, by strings with NUL bytes or invalid UTF-8,
 // by NaN and infinities, by integers at and past the ends of their range,
@@ -98,7 +99,7 @@ func (s *suite) checkForgedKeys(t TB, p cursorProbe, st, ref Store) {
 		if backward {
 			off = n - 1
 		}
-		c, err := bounded.CursorCodec{}.Encode(p.scope, bounded.Cursor{Backward: backward, Offset: off, Keys: keys})
+		c, err := driver.Codec{}.Encode(p.scope, driver.Cursor{Backward: backward, Offset: off, Keys: keys})
 		if err != nil {
 			t.Fatalf("forge a cursor of %s: %v", keysString(keys), err)
 		}
@@ -125,7 +126,7 @@ func (s *suite) checkForgedKeys(t TB, p cursorProbe, st, ref Store) {
 			at := fmt.Sprintf("%s(cursor of keys %s: %s, backward %v)", p.name, keysString(keys), f.name, backward)
 			wk, wi, werr := p.fetch(ctx, ref, page)
 			gk, gi, gerr := p.fetch(ctx, st, page)
-			if errors.Is(werr, bounded.ErrCursorForeign) || errors.Is(werr, bounded.ErrCursorTampered) {
+			if errors.Is(werr, driver.ErrCursorForeign) || errors.Is(werr, driver.ErrCursorTampered) {
 				t.Fatalf("memrepo: %s: %v (a bug of the suite: the forged cursor does not fit the query)", at, werr)
 			}
 			if f.refuse && !errors.Is(werr, bounded.ErrInvalidCursor) {

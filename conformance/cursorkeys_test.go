@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 	"github.com/boundedkit/bounded/memrepo"
 	"github.com/boundedkit/bounded/ports"
 )
@@ -13,7 +14,7 @@ import (
 // keysRefused reports that memrepo refused a cursor for its keys (or its
 // contents), not for its scope or checksum.
 func keysRefused(err error) bool {
-	return errors.Is(err, bounded.ErrInvalidCursor) && !errors.Is(err, bounded.ErrCursorForeign) && !errors.Is(err, bounded.ErrCursorTampered)
+	return errors.Is(err, bounded.ErrInvalidCursor) && !errors.Is(err, driver.ErrCursorForeign) && !errors.Is(err, driver.ErrCursorTampered)
 }
 
 // laxKeys reads a SearchCode cursor whose keys memrepo refuses from the

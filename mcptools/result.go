@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 	"github.com/boundedkit/bounded/tools"
 )
 
@@ -77,7 +78,7 @@ func errorResult(tool string, err error) *mcp.CallToolResult {
 	var ae *tools.ArgumentError
 	switch {
 	case errors.As(err, &ae):
-	case errors.Is(err, bounded.ErrCursorForeign):
+	case errors.Is(err, driver.ErrCursorForeign):
 		err = argError(tool, "cursor", "the cursor belongs to another query: it works only with the arguments of the call that returned it. Call again with those, or omit cursor to start over", err)
 	case errors.Is(err, bounded.ErrInvalidCursor):
 		err = argError(tool, "cursor", "not a cursor this tool returned, or altered: pass pagination.nextCursor as it came, with the same arguments, or omit cursor to start over", err)

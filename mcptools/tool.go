@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 )
 
 // Options are a bounded tool's policies. Limits is required; the zero
@@ -81,13 +82,17 @@ type PageHandler[In, T any] func(ctx context.Context, req *mcp.CallToolRequest, 
 // another query and h's errors are results with isError set and a
 // message that says what to change, never protocol errors.
 func AddTool[In, T any](s *mcp.Server, t *mcp.Tool, o Options[T], h Handler[In, T]) {
-	codec := bounded.CursorCodec{Key: o.CursorKey}
+	codec := driver.Codec{Key: o.CursorKey}
 	add(s, t, o, func(ctx context.Context, req *mcp.CallToolRequest, in In, c parsedCall) (bounded.Paged[T], error) {
 		src, err := h(ctx, req, in)
 		if err != nil {
 			return bounded.Paged[T]{}, err
 		}
-		return bounded.FetchPage(ctx, src, c.scope, c.page, o.Limits, codec)
+		scope, err := c.scope.Scope()
+		if err != nil {
+			return bounded.Paged[T]{}, err
+		}
+		return bounded.FetchPage(ctx, src, scope, c.page, o.Limits, codec)
 	})
 }
 

@@ -49,43 +49,40 @@ func (s *Store) PutChunks(ctx context.Context, chunks []ports.Chunk) error {
 // with it, a set q.Language chunks of exactly that language. An invalid q
 // ([ports.CodeQuery.Normalize]) is [ports.ErrInvalidQuery].
 func (s *Store) SearchCode(ctx context.Context, q ports.CodeQuery, p bounded.Page) (bounded.Paged[ports.CodeMatch], error) {
-	req, err := s.request(ports.SearchCodeLimits, p, q.Scope())
-	if err != nil {
-		return bounded.Paged[ports.CodeMatch]{}, err
-	}
-	q, err = q.Normalize()
-	if err != nil {
-		return bounded.Paged[ports.CodeMatch]{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return bounded.Paged[ports.CodeMatch]{}, err
-	}
-	queryTerms := ports.Terms(q.Query)
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	var all []ports.CodeMatch
-	for _, r := range s.chunks {
-		if q.PathPrefix != "" && !strings.HasPrefix(r.c.FilePath, q.PathPrefix) {
-			continue
+	scope := q.Scope()
+	q, qerr := q.Normalize()
+	return page(ctx, s, p, ports.SearchCodeLimits, scope, ports.SearchCodeOrder(q), identity[ports.CodeMatch], func() ([]ports.CodeMatch, error) {
+		if qerr != nil {
+			return nil, qerr
 		}
-		if q.Language != "" && r.c.Language != q.Language {
-			continue
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
-		if score := float64(ports.TermScore(queryTerms, r.terms)); score > 0 {
-			all = append(all, ports.CodeMatch{Chunk: r.c, Score: score})
+		queryTerms := ports.Terms(q.Query)
+		var all []ports.CodeMatch
+		for _, r := range s.chunks {
+			if q.PathPrefix != "" && !strings.HasPrefix(r.c.FilePath, q.PathPrefix) {
+				continue
+			}
+			if q.Language != "" && r.c.Language != q.Language {
+				continue
+			}
+			if score := float64(ports.TermScore(queryTerms, r.terms)); score > 0 {
+				all = append(all, ports.CodeMatch{Chunk: r.c, Score: score})
+			}
 		}
-	}
-	slices.SortFunc(all, func(a, b ports.CodeMatch) int {
-		if c := cmp.Compare(b.Score, a.Score); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a.FilePath, b.FilePath); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.StartLine, b.StartLine); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
+		slices.SortFunc(all, func(a, b ports.CodeMatch) int {
+			if c := cmp.Compare(b.Score, a.Score); c != 0 {
+				return c
+			}
+			if c := strings.Compare(a.FilePath, b.FilePath); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(a.StartLine, b.StartLine); c != 0 {
+				return c
+			}
+			return strings.Compare(a.ID, b.ID)
+		})
+		return all, nil
 	})
-	return pageOf(s, req, q.Scope(), ports.SearchCodeOrder(q), all, identity[ports.CodeMatch])
 }

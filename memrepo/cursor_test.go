@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 	"github.com/boundedkit/bounded/memrepo"
 	"github.com/boundedkit/bounded/ports"
 )
@@ -186,7 +187,14 @@ func TestCursorAt(t *testing.T) {
 				}
 			}
 		}
-		for _, n := range []int{0, -1, len(pg.Items) + 1} {
+		// A page read forward by cursor has the position before its
+		// first item too: the cursor it was read by.
+		if c, err := pg.CursorAt(0); name == "by cursor" && (err != nil || c != list(bounded.Page{Limit: 5}).Page.NextCursor) {
+			t.Errorf("%s: CursorAt(0) = %q, %v; want the page's own cursor", name, c, err)
+		} else if name != "by cursor" && !errors.Is(err, bounded.ErrInvalidPage) {
+			t.Errorf("%s: CursorAt(0) of %d items: %v; want ErrInvalidPage", name, len(pg.Items), err)
+		}
+		for _, n := range []int{-1, len(pg.Items) + 1} {
 			if _, err := pg.CursorAt(n); !errors.Is(err, bounded.ErrInvalidPage) {
 				t.Errorf("%s: CursorAt(%d) of %d items: %v; want ErrInvalidPage", name, n, len(pg.Items), err)
 			}
@@ -219,11 +227,11 @@ func TestCursorRejected(t *testing.T) {
 		{"other filter", func() error {
 			_, err := s.ListNotes(ctx, ports.ListFilter{}, bounded.Page{Cursor: c})
 			return err
-		}, bounded.ErrCursorForeign},
+		}, driver.ErrCursorForeign},
 		{"other method", func() error {
 			_, err := s.Backlinks(ctx, "n/001", bounded.Page{Cursor: c})
 			return err
-		}, bounded.ErrCursorForeign},
+		}, driver.ErrCursorForeign},
 		{"tampered", func() error {
 			_, err := s.ListNotes(ctx, ports.ListFilter{Tag: "all"}, bounded.Page{Cursor: string(tampered)})
 			return err
@@ -235,11 +243,11 @@ func TestCursorRejected(t *testing.T) {
 		{"signed store", func() error {
 			_, err := memrepo.New(memrepo.WithCursorKey([]byte("k"))).ListNotes(ctx, ports.ListFilter{Tag: "all"}, bounded.Page{Cursor: c})
 			return err
-		}, bounded.ErrCursorTampered},
+		}, driver.ErrCursorTampered},
 		{"wrong key types", func() error {
 			// A cursor of the right scope whose keys are not ListNotes'
 			// (a checksummed cursor can be forged; its keys are checked).
-			forged, err := bounded.CursorCodec{}.Encode(ports.Scope("ListNotes", "all", ""), bounded.Cursor{Offset: 2, Keys: []any{"x", int64(1)}})
+			forged, err := driver.Codec{}.Encode(ports.Scope("ListNotes", "all", ""), driver.Cursor{Offset: 2, Keys: []any{"x", int64(1)}})
 			if err != nil {
 				return err
 			}

@@ -26,7 +26,7 @@
 //     the named note exists ([ports.ErrNotFound]). Write methods validate
 //     with the item's Normalize method and write nothing when it fails.
 //   - Every page that has more carries a NextCursor, and every page with
-//     items before it a PrevCursor, encoded by [bounded.CursorCodec] for
+//     items before it a PrevCursor, encoded by [driver.Codec] for
 //     the method's scope ([ports.Scope]) with the keys of its
 //     [ports.Order]; a cursor resumes by binary search for its keys, so a
 //     walk stays exact while items are written. A cursor of another scope,
@@ -36,9 +36,9 @@
 //   - Every order is total: it is the one documented on the port method,
 //     ending with the unique id (or name) as the tie-breaker.
 //   - The total follows the page's count strategy (exact by default,
-//     capped, or none: [bounded.CountMode]), and the page info is built by
-//     [bounded.Request.Finish] from the count, the number of items
-//     returned, and whether an item follows them.
+//     capped, or none: [bounded.CountMode]); each method is a
+//     [bounded.Source] read by [bounded.FetchPage], which builds the page
+//     info from the count, the items returned, and whether one follows.
 //   - An empty page (no match, or an offset at or past the end) has nil
 //     Items, never an empty non-nil slice. Likewise the optional slices of
 //     returned values (tags, observations, GetNotes' Notes and Missing) are

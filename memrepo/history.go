@@ -39,29 +39,25 @@ func (s *Store) RecordRun(ctx context.Context, r ports.Run) error {
 // invalid endpointID ([ports.ValidateQuery]) is [ports.ErrInvalidQuery].
 func (s *Store) ResponseHistory(ctx context.Context, endpointID string, p bounded.Page) (bounded.Paged[ports.RunView], error) {
 	scope := ports.Scope("ResponseHistory", endpointID)
-	req, err := s.request(ports.ResponseHistoryLimits, p, scope)
-	if err != nil {
-		return bounded.Paged[ports.RunView]{}, err
-	}
-	if err := ports.ValidateQuery("endpointID", endpointID); err != nil {
-		return bounded.Paged[ports.RunView]{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return bounded.Paged[ports.RunView]{}, err
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	var all []ports.Run
-	for _, r := range s.runs {
-		if r.EndpointID == endpointID {
-			all = append(all, r)
+	return page(ctx, s, p, ports.ResponseHistoryLimits, scope, ports.ByStartedDesc, ports.ViewRun, func() ([]ports.Run, error) {
+		if err := ports.ValidateQuery("endpointID", endpointID); err != nil {
+			return nil, err
 		}
-	}
-	slices.SortFunc(all, func(a, b ports.Run) int {
-		if c := b.StartedAt.Compare(a.StartedAt); c != 0 {
-			return c
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
-		return strings.Compare(b.ID, a.ID)
+		var all []ports.Run
+		for _, r := range s.runs {
+			if r.EndpointID == endpointID {
+				all = append(all, r)
+			}
+		}
+		slices.SortFunc(all, func(a, b ports.Run) int {
+			if c := b.StartedAt.Compare(a.StartedAt); c != 0 {
+				return c
+			}
+			return strings.Compare(b.ID, a.ID)
+		})
+		return all, nil
 	})
-	return pageOf(s, req, scope, ports.ByStartedDesc, all, ports.ViewRun)
 }

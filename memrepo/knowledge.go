@@ -56,69 +56,65 @@ func (s *Store) PutEntity(ctx context.Context, e ports.Entity) error {
 // An invalid q ([ports.NodeQuery.Normalize]) is [ports.ErrInvalidQuery].
 func (s *Store) SearchNodes(ctx context.Context, q ports.NodeQuery, p bounded.Page) (bounded.Paged[ports.NodeMatch], error) {
 	scope := q.Scope()
-	req, err := s.request(ports.SearchNodesLimits, p, scope)
-	if err != nil {
-		return bounded.Paged[ports.NodeMatch]{}, err
-	}
-	q, err = q.Normalize()
-	if err != nil {
-		return bounded.Paged[ports.NodeMatch]{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return bounded.Paged[ports.NodeMatch]{}, err
-	}
-	folded := make([]string, len(q.Queries))
-	trigrams := make([][]string, len(q.Queries))
-	for i, query := range q.Queries {
-		if q.Mode == ports.Exact {
-			folded[i] = ports.Fold(query)
-			continue
-		}
-		// A query with too many trigrams to reach the threshold with any
-		// name is skipped: no trigrams, similarity 0, no match.
-		trigrams[i], _ = ports.FuzzyQueryTrigrams(query, q.Threshold)
-	}
-
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	var all []ports.NodeMatch
-	for _, rec := range s.entities {
-		if !hasAllTags(rec.e.Tags, q.Tags) {
-			continue
-		}
-		switch q.Mode {
-		case ports.Exact:
-			if slices.ContainsFunc(folded, func(fq string) bool { return exactMatch(rec.e, fq) }) {
-				all = append(all, ports.NodeMatch{Entity: rec.e, Score: 1})
-			}
-		case ports.Fuzzy:
-			var best float32
-			for _, tq := range trigrams {
-				best = max(best, ports.SimilarityOf(tq, rec.trigrams))
-			}
-			if score := float64(best); score >= q.Threshold {
-				all = append(all, ports.NodeMatch{Entity: rec.e, Score: score})
-			}
-		}
-	}
-	if q.Mode == ports.Exact {
-		slices.SortFunc(all, func(a, b ports.NodeMatch) int {
-			if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
-				return c
-			}
-			return strings.Compare(a.Name, b.Name)
-		})
-	} else {
-		slices.SortFunc(all, func(a, b ports.NodeMatch) int {
-			if c := cmp.Compare(b.Score, a.Score); c != 0 {
-				return c
-			}
-			return strings.Compare(a.Name, b.Name)
-		})
-	}
-	return pageOf(s, req, scope, ports.NodeOrder(q.Mode), all, func(m ports.NodeMatch) ports.NodeMatch {
+	q, qerr := q.Normalize()
+	return page(ctx, s, p, ports.SearchNodesLimits, scope, ports.NodeOrder(q.Mode), func(m ports.NodeMatch) ports.NodeMatch {
 		m.Entity = cloneEntity(m.Entity)
 		return m
+	}, func() ([]ports.NodeMatch, error) {
+		if qerr != nil {
+			return nil, qerr
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		folded := make([]string, len(q.Queries))
+		trigrams := make([][]string, len(q.Queries))
+		for i, query := range q.Queries {
+			if q.Mode == ports.Exact {
+				folded[i] = ports.Fold(query)
+				continue
+			}
+			// A query with too many trigrams to reach the threshold with any
+			// name is skipped: no trigrams, similarity 0, no match.
+			trigrams[i], _ = ports.FuzzyQueryTrigrams(query, q.Threshold)
+		}
+
+		var all []ports.NodeMatch
+		for _, rec := range s.entities {
+			if !hasAllTags(rec.e.Tags, q.Tags) {
+				continue
+			}
+			switch q.Mode {
+			case ports.Exact:
+				if slices.ContainsFunc(folded, func(fq string) bool { return exactMatch(rec.e, fq) }) {
+					all = append(all, ports.NodeMatch{Entity: rec.e, Score: 1})
+				}
+			case ports.Fuzzy:
+				var best float32
+				for _, tq := range trigrams {
+					best = max(best, ports.SimilarityOf(tq, rec.trigrams))
+				}
+				if score := float64(best); score >= q.Threshold {
+					all = append(all, ports.NodeMatch{Entity: rec.e, Score: score})
+				}
+			}
+		}
+		if q.Mode == ports.Exact {
+			slices.SortFunc(all, func(a, b ports.NodeMatch) int {
+				if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+					return c
+				}
+				return strings.Compare(a.Name, b.Name)
+			})
+		} else {
+			slices.SortFunc(all, func(a, b ports.NodeMatch) int {
+				if c := cmp.Compare(b.Score, a.Score); c != 0 {
+					return c
+				}
+				return strings.Compare(a.Name, b.Name)
+			})
+		}
+		return all, nil
 	})
 }
 

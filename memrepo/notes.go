@@ -124,37 +124,33 @@ func (s *Store) GetNotes(ctx context.Context, ids []string, w bounded.Window) (p
 // f.Folder+"/" (bytewise, case-sensitive).
 func (s *Store) ListNotes(ctx context.Context, f ports.ListFilter, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
 	scope := ports.Scope("ListNotes", f.Tag, f.Folder)
-	req, err := s.request(ports.ListNotesLimits, p, scope)
-	if err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
-	}
-	if f.Tag != "" {
-		if err := ports.ValidateQuery("tag", f.Tag); err != nil {
-			return bounded.Paged[ports.NoteRef]{}, err
+	return page(ctx, s, p, ports.ListNotesLimits, scope, ports.ByUpdatedDesc, noteRef, func() ([]ports.Note, error) {
+		if f.Tag != "" {
+			if err := ports.ValidateQuery("tag", f.Tag); err != nil {
+				return nil, err
+			}
 		}
-	}
-	if f.Folder != "" {
-		if err := ports.ValidateQuery("folder", f.Folder); err != nil {
-			return bounded.Paged[ports.NoteRef]{}, err
+		if f.Folder != "" {
+			if err := ports.ValidateQuery("folder", f.Folder); err != nil {
+				return nil, err
+			}
 		}
-	}
-	if err := ctx.Err(); err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	var all []ports.Note
-	for _, n := range s.notes {
-		if f.Tag != "" && !slices.Contains(n.Tags, f.Tag) {
-			continue
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
-		if f.Folder != "" && !strings.HasPrefix(n.ID, f.Folder+"/") {
-			continue
+		var all []ports.Note
+		for _, n := range s.notes {
+			if f.Tag != "" && !slices.Contains(n.Tags, f.Tag) {
+				continue
+			}
+			if f.Folder != "" && !strings.HasPrefix(n.ID, f.Folder+"/") {
+				continue
+			}
+			all = append(all, n)
 		}
-		all = append(all, n)
-	}
-	slices.SortFunc(all, byUpdatedDescThenID)
-	return pageOf(s, req, scope, ports.ByUpdatedDesc, all, noteRef)
+		slices.SortFunc(all, byUpdatedDescThenID)
+		return all, nil
+	})
 }
 
 // SearchNotes pages the notes whose title or content contains query, both
@@ -164,39 +160,35 @@ func (s *Store) ListNotes(ctx context.Context, f ports.ListFilter, p bounded.Pag
 // An invalid query is [ports.ErrInvalidQuery].
 func (s *Store) SearchNotes(ctx context.Context, query string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
 	scope := ports.Scope("SearchNotes", query)
-	req, err := s.request(ports.SearchNotesLimits, p, scope)
-	if err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
-	}
-	if err := ports.ValidateQuery("query", query); err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
-	}
-	q := ports.Fold(query)
 	type hit struct {
 		n    ports.Note
 		rank int // 0: title matches; 1: content only
 	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	var all []hit
-	for _, n := range s.notes {
-		switch {
-		case strings.Contains(ports.Fold(n.Title), q):
-			all = append(all, hit{n, 0})
-		case strings.Contains(ports.Fold(n.Content), q):
-			all = append(all, hit{n, 1})
+	return page(ctx, s, p, ports.SearchNotesLimits, scope, ports.SearchNotesOrder(query), func(h hit) ports.NoteRef { return noteRef(h.n) }, func() ([]hit, error) {
+		if err := ports.ValidateQuery("query", query); err != nil {
+			return nil, err
 		}
-	}
-	slices.SortFunc(all, func(a, b hit) int {
-		if c := cmp.Compare(a.rank, b.rank); c != 0 {
-			return c
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
-		return byUpdatedDescThenID(a.n, b.n)
+		q := ports.Fold(query)
+		var all []hit
+		for _, n := range s.notes {
+			switch {
+			case strings.Contains(ports.Fold(n.Title), q):
+				all = append(all, hit{n, 0})
+			case strings.Contains(ports.Fold(n.Content), q):
+				all = append(all, hit{n, 1})
+			}
+		}
+		slices.SortFunc(all, func(a, b hit) int {
+			if c := cmp.Compare(a.rank, b.rank); c != 0 {
+				return c
+			}
+			return byUpdatedDescThenID(a.n, b.n)
+		})
+		return all, nil
 	})
-	return pageOf(s, req, scope, ports.SearchNotesOrder(query), all, func(h hit) ports.NoteRef { return noteRef(h.n) })
 }
 
 // SearchByLinks pages the notes matching q, each once, ordered by UpdatedAt
@@ -215,62 +207,58 @@ func (s *Store) SearchNotes(ctx context.Context, query string, p bounded.Page) (
 // An invalid q ([ports.LinkQuery.Validate]) is [ports.ErrInvalidQuery].
 func (s *Store) SearchByLinks(ctx context.Context, q ports.LinkQuery, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
 	scope := q.Scope()
-	req, err := s.request(ports.SearchByLinksLimits, p, scope)
-	if err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
-	}
-	if err := q.Validate(); err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
-	}
-	domains := make([]string, len(q.ExternalDomains))
-	for i, d := range q.ExternalDomains {
-		domains[i] = ports.Fold(d)
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	return page(ctx, s, p, ports.SearchByLinksLimits, scope, ports.ByUpdatedDesc, noteRef, func() ([]ports.Note, error) {
+		if err := q.Validate(); err != nil {
+			return nil, err
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		domains := make([]string, len(q.ExternalDomains))
+		for i, d := range q.ExternalDomains {
+			domains[i] = ports.Fold(d)
+		}
 
-	// The IDs that the LinkedFrom notes link to.
-	var linkedFrom map[string]bool
-	if len(q.LinkedFrom) > 0 {
-		linkedFrom = make(map[string]bool)
-		for _, src := range q.LinkedFrom {
-			n, ok := s.notes[src]
-			if !ok {
-				continue
-			}
-			for _, l := range n.Links {
-				if !l.External {
-					linkedFrom[l.Target] = true
+		// The IDs that the LinkedFrom notes link to.
+		var linkedFrom map[string]bool
+		if len(q.LinkedFrom) > 0 {
+			linkedFrom = make(map[string]bool)
+			for _, src := range q.LinkedFrom {
+				n, ok := s.notes[src]
+				if !ok {
+					continue
+				}
+				for _, l := range n.Links {
+					if !l.External {
+						linkedFrom[l.Target] = true
+					}
 				}
 			}
 		}
-	}
 
-	var all []ports.Note
-	for _, n := range s.notes {
-		if len(q.HasLinksTo) > 0 && !slices.ContainsFunc(n.Links, func(l ports.Link) bool {
-			return !l.External && slices.Contains(q.HasLinksTo, l.Target)
-		}) {
-			continue
+		var all []ports.Note
+		for _, n := range s.notes {
+			if len(q.HasLinksTo) > 0 && !slices.ContainsFunc(n.Links, func(l ports.Link) bool {
+				return !l.External && slices.Contains(q.HasLinksTo, l.Target)
+			}) {
+				continue
+			}
+			if len(q.LinkedFrom) > 0 && !linkedFrom[n.ID] {
+				continue
+			}
+			if len(domains) > 0 && !slices.ContainsFunc(n.Links, func(l ports.Link) bool {
+				return l.External && domainMatches(l.Domain(), domains)
+			}) {
+				continue
+			}
+			if q.BrokenLinks && !slices.ContainsFunc(n.Links, s.brokenLocked) {
+				continue
+			}
+			all = append(all, n)
 		}
-		if len(q.LinkedFrom) > 0 && !linkedFrom[n.ID] {
-			continue
-		}
-		if len(domains) > 0 && !slices.ContainsFunc(n.Links, func(l ports.Link) bool {
-			return l.External && domainMatches(l.Domain(), domains)
-		}) {
-			continue
-		}
-		if q.BrokenLinks && !slices.ContainsFunc(n.Links, s.brokenLocked) {
-			continue
-		}
-		all = append(all, n)
-	}
-	slices.SortFunc(all, byUpdatedDescThenID)
-	return pageOf(s, req, scope, ports.ByUpdatedDesc, all, noteRef)
+		slices.SortFunc(all, byUpdatedDescThenID)
+		return all, nil
+	})
 }
 
 // domainMatches reports whether domain is one of domains or a subdomain of
@@ -289,43 +277,37 @@ func domainMatches(domain string, domains []string) bool {
 // returned link.
 func (s *Store) FindBrokenLinks(ctx context.Context, p bounded.Page) (bounded.Paged[ports.LinkRef], error) {
 	scope := ports.Scope("FindBrokenLinks")
-	req, err := s.request(ports.FindBrokenLinksLimits, p, scope)
-	if err != nil {
-		return bounded.Paged[ports.LinkRef]{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return bounded.Paged[ports.LinkRef]{}, err
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	var all []ports.LinkRef
-	for _, n := range s.notes {
-		for i, l := range n.Links {
-			if s.brokenLocked(l) {
-				all = append(all, s.linkRefLocked(n.ID, i, l))
+	return page(ctx, s, p, ports.FindBrokenLinksLimits, scope, ports.BySourcePosition, identity[ports.LinkRef], func() ([]ports.LinkRef, error) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		var all []ports.LinkRef
+		for _, n := range s.notes {
+			for i, l := range n.Links {
+				if s.brokenLocked(l) {
+					all = append(all, s.linkRefLocked(n.ID, i, l))
+				}
 			}
 		}
-	}
-	slices.SortFunc(all, bySourceThenPosition)
-	return pageOf(s, req, scope, ports.BySourcePosition, all, identity[ports.LinkRef])
+		slices.SortFunc(all, bySourceThenPosition)
+		return all, nil
+	})
 }
 
 // NoteLinks pages the links of note id by category: its internal and its
 // external outgoing links, ordered by position, and the internal links of
 // every note (itself included) whose target is id, ordered by source ID,
 // then position. Each category has its own page and
-// [ports.NoteLinksLimits]. The pages are checked first (Internal, External,
-// Incoming), then id ([ports.ErrInvalidQuery]); a missing note is
-// [ports.ErrNotFound].
+// [ports.NoteLinksLimits]. The pages' limits and offsets are checked first
+// (Internal, External, Incoming), then id ([ports.ErrInvalidQuery]), then
+// the Internal page's cursor, then whether the note exists
+// ([ports.ErrNotFound]), then the other pages' cursors.
 func (s *Store) NoteLinks(ctx context.Context, id string, p ports.NoteLinksPages) (ports.NoteLinks, error) {
-	var reqs [3]bounded.Request
-	scopes := ports.NoteLinksScopes(id)
-	for i, pg := range []bounded.Page{p.Internal, p.External, p.Incoming} {
-		req, err := s.request(ports.NoteLinksLimits, pg, scopes[i])
-		if err != nil {
+	pages := [3]bounded.Page{p.Internal, p.External, p.Incoming}
+	for _, pg := range pages {
+		if _, err := ports.NoteLinksLimits.Normalize(pg); err != nil {
 			return ports.NoteLinks{}, err
 		}
-		reqs[i] = req
 	}
 	if err := ports.ValidateQuery("id", id); err != nil {
 		return ports.NoteLinks{}, err
@@ -335,33 +317,34 @@ func (s *Store) NoteLinks(ctx context.Context, id string, p ports.NoteLinksPages
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	n, ok := s.notes[id]
-	if !ok {
-		return ports.NoteLinks{}, notFound("note", id)
-	}
-	var internal, external, incoming []ports.LinkRef
+	n, found := s.notes[id]
+	var links [3][]ports.LinkRef // internal, external, incoming
 	for i, l := range n.Links {
 		if l.External {
-			external = append(external, s.linkRefLocked(id, i, l))
+			links[1] = append(links[1], s.linkRefLocked(id, i, l))
 		} else {
-			internal = append(internal, s.linkRefLocked(id, i, l))
+			links[0] = append(links[0], s.linkRefLocked(id, i, l))
 		}
 	}
 	for _, src := range s.notes {
 		for i, l := range src.Links {
 			if !l.External && l.Target == id {
-				incoming = append(incoming, s.linkRefLocked(src.ID, i, l))
+				links[2] = append(links[2], s.linkRefLocked(src.ID, i, l))
 			}
 		}
 	}
-	// Internal and external are built in position order already; sorting
-	// them anyway keeps every order explicit.
-	slices.SortFunc(internal, bySourceThenPosition)
-	slices.SortFunc(external, bySourceThenPosition)
-	slices.SortFunc(incoming, bySourceThenPosition)
+	scopes := ports.NoteLinksScopes(id)
 	var out [3]bounded.Paged[ports.LinkRef]
-	for i, all := range [3][]ports.LinkRef{internal, external, incoming} {
-		pg, err := pageOf(s, reqs[i], scopes[i], ports.BySourcePosition, all, identity[ports.LinkRef])
+	for i, all := range links {
+		// Internal and external are built in position order already;
+		// sorting them anyway keeps every order explicit.
+		slices.SortFunc(all, bySourceThenPosition)
+		pg, err := pageLocked(ctx, s, pages[i], ports.NoteLinksLimits, scopes[i], ports.BySourcePosition, identity[ports.LinkRef], func() ([]ports.LinkRef, error) {
+			if !found {
+				return nil, notFound("note", id)
+			}
+			return all, nil
+		})
 		if err != nil {
 			return ports.NoteLinks{}, err
 		}
@@ -376,26 +359,22 @@ func (s *Store) NoteLinks(ctx context.Context, id string, p ports.NoteLinksPages
 // [ports.ErrInvalidQuery].
 func (s *Store) Backlinks(ctx context.Context, id string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
 	scope := ports.Scope("Backlinks", id)
-	req, err := s.request(ports.BacklinksLimits, p, scope)
-	if err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
-	}
-	if err := ports.ValidateQuery("id", id); err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	var all []ports.Note
-	for _, n := range s.notes {
-		if linksTo(n, id) {
-			all = append(all, n)
+	return page(ctx, s, p, ports.BacklinksLimits, scope, ports.ByUpdatedDesc, noteRef, func() ([]ports.Note, error) {
+		if err := ports.ValidateQuery("id", id); err != nil {
+			return nil, err
 		}
-	}
-	slices.SortFunc(all, byUpdatedDescThenID)
-	return pageOf(s, req, scope, ports.ByUpdatedDesc, all, noteRef)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		var all []ports.Note
+		for _, n := range s.notes {
+			if linksTo(n, id) {
+				all = append(all, n)
+			}
+		}
+		slices.SortFunc(all, byUpdatedDescThenID)
+		return all, nil
+	})
 }
 
 // Children pages the notes that name id as a parent, ordered by title, then
@@ -403,29 +382,25 @@ func (s *Store) Backlinks(ctx context.Context, id string, p bounded.Page) (bound
 // [ports.ErrNotFound], even when some notes name it as their parent.
 func (s *Store) Children(ctx context.Context, id string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
 	scope := ports.Scope("Children", id)
-	req, err := s.request(ports.ChildrenLimits, p, scope)
-	if err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
-	}
-	if err := ports.ValidateQuery("id", id); err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if _, ok := s.notes[id]; !ok {
-		return bounded.Paged[ports.NoteRef]{}, notFound("note", id)
-	}
-	var all []ports.Note
-	for _, n := range s.notes {
-		if slices.Contains(n.Parents, id) {
-			all = append(all, n)
+	return page(ctx, s, p, ports.ChildrenLimits, scope, ports.ByTitle, noteRef, func() ([]ports.Note, error) {
+		if err := ports.ValidateQuery("id", id); err != nil {
+			return nil, err
 		}
-	}
-	slices.SortFunc(all, byTitleThenID)
-	return pageOf(s, req, scope, ports.ByTitle, all, noteRef)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if _, ok := s.notes[id]; !ok {
+			return nil, notFound("note", id)
+		}
+		var all []ports.Note
+		for _, n := range s.notes {
+			if slices.Contains(n.Parents, id) {
+				all = append(all, n)
+			}
+		}
+		slices.SortFunc(all, byTitleThenID)
+		return all, nil
+	})
 }
 
 // Parents pages the existing notes that note id names as parents, ordered
@@ -433,30 +408,26 @@ func (s *Store) Children(ctx context.Context, id string, p bounded.Page) (bounde
 // is [ports.ErrInvalidQuery]; a missing note is [ports.ErrNotFound].
 func (s *Store) Parents(ctx context.Context, id string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
 	scope := ports.Scope("Parents", id)
-	req, err := s.request(ports.ParentsLimits, p, scope)
-	if err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
-	}
-	if err := ports.ValidateQuery("id", id); err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	n, ok := s.notes[id]
-	if !ok {
-		return bounded.Paged[ports.NoteRef]{}, notFound("note", id)
-	}
-	var all []ports.Note
-	for _, pid := range n.Parents {
-		if parent, ok := s.notes[pid]; ok {
-			all = append(all, parent)
+	return page(ctx, s, p, ports.ParentsLimits, scope, ports.ByTitle, noteRef, func() ([]ports.Note, error) {
+		if err := ports.ValidateQuery("id", id); err != nil {
+			return nil, err
 		}
-	}
-	slices.SortFunc(all, byTitleThenID)
-	return pageOf(s, req, scope, ports.ByTitle, all, noteRef)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		n, ok := s.notes[id]
+		if !ok {
+			return nil, notFound("note", id)
+		}
+		var all []ports.Note
+		for _, pid := range n.Parents {
+			if parent, ok := s.notes[pid]; ok {
+				all = append(all, parent)
+			}
+		}
+		slices.SortFunc(all, byTitleThenID)
+		return all, nil
+	})
 }
 
 // Descendants pages the notes below note id, found breadth first over child
@@ -469,60 +440,57 @@ func (s *Store) Parents(ctx context.Context, id string, p bounded.Page) (bounded
 // invalid id (checked first); a missing note is [ports.ErrNotFound].
 func (s *Store) Descendants(ctx context.Context, id string, maxDepth int, p bounded.Page) (bounded.Paged[ports.Descendant], error) {
 	scope := ports.Scope("Descendants", id, strconv.Itoa(maxDepth))
-	req, err := s.request(ports.DescendantsLimits, p, scope)
-	if err != nil {
-		return bounded.Paged[ports.Descendant]{}, err
-	}
-	if err := ports.ValidateQuery("id", id); err != nil {
-		return bounded.Paged[ports.Descendant]{}, err
-	}
-	if maxDepth, err = ports.DescendantDepth(maxDepth); err != nil {
-		return bounded.Paged[ports.Descendant]{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return bounded.Paged[ports.Descendant]{}, err
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if _, ok := s.notes[id]; !ok {
-		return bounded.Paged[ports.Descendant]{}, notFound("note", id)
-	}
-
-	children := make(map[string][]string) // parent ID -> child IDs
-	for _, n := range s.notes {
-		for _, pid := range n.Parents {
-			children[pid] = append(children[pid], n.ID)
-		}
-	}
 	type hit struct {
 		n     ports.Note
 		depth int
 	}
-	var all []hit
-	seen := map[string]bool{id: true}
-	level := []string{id}
-	for depth := 1; depth <= maxDepth && len(level) > 0; depth++ {
-		var next []string
-		for _, pid := range level {
-			for _, cid := range children[pid] {
-				if seen[cid] {
-					continue
-				}
-				seen[cid] = true
-				next = append(next, cid)
-				all = append(all, hit{s.notes[cid], depth})
+	return page(ctx, s, p, ports.DescendantsLimits, scope, ports.ByDepth, func(h hit) ports.Descendant {
+		return ports.Descendant{NoteRef: noteRef(h.n), Depth: h.depth}
+	}, func() ([]hit, error) {
+		if err := ports.ValidateQuery("id", id); err != nil {
+			return nil, err
+		}
+		maxDepth, err := ports.DescendantDepth(maxDepth)
+		if err != nil {
+			return nil, err
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if _, ok := s.notes[id]; !ok {
+			return nil, notFound("note", id)
+		}
+
+		children := make(map[string][]string) // parent ID -> child IDs
+		for _, n := range s.notes {
+			for _, pid := range n.Parents {
+				children[pid] = append(children[pid], n.ID)
 			}
 		}
-		level = next
-	}
-	slices.SortFunc(all, func(a, b hit) int {
-		if c := cmp.Compare(a.depth, b.depth); c != 0 {
-			return c
+		var all []hit
+		seen := map[string]bool{id: true}
+		level := []string{id}
+		for depth := 1; depth <= maxDepth && len(level) > 0; depth++ {
+			var next []string
+			for _, pid := range level {
+				for _, cid := range children[pid] {
+					if seen[cid] {
+						continue
+					}
+					seen[cid] = true
+					next = append(next, cid)
+					all = append(all, hit{s.notes[cid], depth})
+				}
+			}
+			level = next
 		}
-		return byTitleThenID(a.n, b.n)
-	})
-	return pageOf(s, req, scope, ports.ByDepth, all, func(h hit) ports.Descendant {
-		return ports.Descendant{NoteRef: noteRef(h.n), Depth: h.depth}
+		slices.SortFunc(all, func(a, b hit) int {
+			if c := cmp.Compare(a.depth, b.depth); c != 0 {
+				return c
+			}
+			return byTitleThenID(a.n, b.n)
+		})
+		return all, nil
 	})
 }
 
@@ -537,63 +505,59 @@ func (s *Store) Descendants(ctx context.Context, id string, maxDepth int, p boun
 // [ports.ErrInvalidQuery]; a missing note is [ports.ErrNotFound].
 func (s *Store) RelatedNotes(ctx context.Context, id string, p bounded.Page) (bounded.Paged[ports.Related], error) {
 	scope := ports.Scope("RelatedNotes", id)
-	req, err := s.request(ports.RelatedNotesLimits, p, scope)
-	if err != nil {
-		return bounded.Paged[ports.Related]{}, err
-	}
-	if err := ports.ValidateQuery("id", id); err != nil {
-		return bounded.Paged[ports.Related]{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return bounded.Paged[ports.Related]{}, err
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	base, ok := s.notes[id]
-	if !ok {
-		return bounded.Paged[ports.Related]{}, notFound("note", id)
-	}
-	baseTargets := internalTargets(base)
 	type hit struct {
 		n ports.Note
 		r ports.Related // without NoteRef, set when the page is built
 	}
-	var all []hit
-	for _, n := range s.notes {
-		if n.ID == id {
-			continue
-		}
-		var r ports.Related
-		for _, t := range n.Tags { // tags are stored distinct
-			if slices.Contains(base.Tags, t) {
-				r.SharedTags++
-			}
-		}
-		for t := range internalTargets(n) {
-			if baseTargets[t] {
-				r.SharedLinks++
-			}
-		}
-		r.LinksTo = linksTo(base, n.ID)
-		r.LinkedFrom = linksTo(n, id)
-		r.Score = r.SharedTags + r.SharedLinks
-		if r.LinksTo || r.LinkedFrom {
-			r.Score += 2
-		}
-		if r.Score > 0 {
-			all = append(all, hit{n, r})
-		}
-	}
-	slices.SortFunc(all, func(a, b hit) int {
-		if c := cmp.Compare(b.r.Score, a.r.Score); c != 0 {
-			return c
-		}
-		return strings.Compare(a.n.ID, b.n.ID)
-	})
-	return pageOf(s, req, scope, ports.ByRelatedScore, all, func(h hit) ports.Related {
+	return page(ctx, s, p, ports.RelatedNotesLimits, scope, ports.ByRelatedScore, func(h hit) ports.Related {
 		r := h.r
 		r.NoteRef = noteRef(h.n)
 		return r
+	}, func() ([]hit, error) {
+		if err := ports.ValidateQuery("id", id); err != nil {
+			return nil, err
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		base, ok := s.notes[id]
+		if !ok {
+			return nil, notFound("note", id)
+		}
+		baseTargets := internalTargets(base)
+		var all []hit
+		for _, n := range s.notes {
+			if n.ID == id {
+				continue
+			}
+			var r ports.Related
+			for _, t := range n.Tags { // tags are stored distinct
+				if slices.Contains(base.Tags, t) {
+					r.SharedTags++
+				}
+			}
+			for t := range internalTargets(n) {
+				if baseTargets[t] {
+					r.SharedLinks++
+				}
+			}
+			r.LinksTo = linksTo(base, n.ID)
+			r.LinkedFrom = linksTo(n, id)
+			r.Score = r.SharedTags + r.SharedLinks
+			if r.LinksTo || r.LinkedFrom {
+				r.Score += 2
+			}
+			if r.Score > 0 {
+				all = append(all, hit{n, r})
+			}
+		}
+		slices.SortFunc(all, func(a, b hit) int {
+			if c := cmp.Compare(b.r.Score, a.r.Score); c != 0 {
+				return c
+			}
+			return strings.Compare(a.n.ID, b.n.ID)
+		})
+		return all, nil
 	})
 }
 

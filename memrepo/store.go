@@ -1,12 +1,14 @@
 package memrepo
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sort"
 	"sync"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 	"github.com/boundedkit/bounded/ports"
 )
 
@@ -26,15 +28,15 @@ type Store struct {
 	entities map[string]entityRecord // by name
 	runs     map[string]ports.Run    // by ID, as returned by Run.Normalize
 	chunks   map[string]chunkRecord  // by ID
-	codec    bounded.CursorCodec     // set by New's options only
+	codec    driver.Codec            // set by New's options only
 }
 
 // Option configures a Store made by [New].
 type Option func(*Store)
 
 // WithCursorKey signs the store's cursors with HMAC-SHA256 under key (see
-// [bounded.CursorCodec]): a cursor the store did not issue is then
-// [bounded.ErrCursorTampered]. Without it cursors carry a checksum.
+// [driver.Codec]): a cursor the store did not issue is then
+// [driver.ErrCursorTampered]. Without it cursors carry a checksum.
 func WithCursorKey(key []byte) Option {
 	return func(s *Store) { s.codec.Key = append([]byte(nil), key...) }
 }
@@ -77,68 +79,78 @@ func (s *Store) initLocked() {
 	}
 }
 
-// request validates p against l and decodes its cursor for scope with
-// [bounded.Limits.NormalizeCursor], returning its error unchanged.
-func (s *Store) request(l bounded.Limits, p bounded.Page, scope string) (bounded.Request, error) {
-	return l.NormalizeCursor(p, s.codec, scope)
+// page returns the page p of the results load returns, already sorted in
+// o's order, converting each returned element with view; l limits p and
+// scope binds its cursors ([ports.Scope]). [bounded.FetchPage] validates p
+// before load runs, so a bad page is refused first and load runs once, with
+// s.mu held for reading: the page and its count come from one snapshot.
+// A cursor whose keys do not fit o is [bounded.ErrInvalidCursor].
+func page[S, T any](ctx context.Context, s *Store, p bounded.Page, l bounded.Limits, scope string, o ports.Order[T], view func(S) T, load func() ([]S, error)) (bounded.Paged[T], error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return pageLocked(ctx, s, p, l, scope, o, view, load)
 }
 
-// pageOf returns the page req of all, a whole result set already sorted in
-// o's order, converting each returned element with view. An offset request
-// starts at req.Offset; a cursor request after (or, backward, before) the
-// cursor's keys, found by binary search. The count follows req.Count
-// (len(all) is the exact total; exact whatever req.Count when the page is
-// empty past the start), HasMore whether items lie past the page, and the
-// page's cursors (NextCursor, PrevCursor and CursorAt) are issued for
-// scope. A page with no items (an empty set, or an offset at or past the
-// end) has nil Items and no CursorAt. A cursor whose keys do not fit o is
-// [bounded.ErrInvalidCursor].
-func pageOf[S, T any](s *Store, req bounded.Request, scope string, o ports.Order[T], all []S, view func(S) T) (bounded.Paged[T], error) {
-	start, end := 0, 0
-	more := false
+// pageLocked is page with s.mu already held.
+func pageLocked[S, T any](ctx context.Context, s *Store, p bounded.Page, l bounded.Limits, scope string, o ports.Order[T], view func(S) T, load func() ([]S, error)) (bounded.Paged[T], error) {
+	return bounded.FetchPage(ctx, &sorted[S, T]{o: o, view: view, load: load}, scope, p, l, s.codec)
+}
+
+// sorted is the Source of a whole result set sorted in o's order, loaded
+// on the first Fetch. An offset request starts at r.Offset; a cursor
+// request after (or, backward, before) the cursor's keys, found by binary
+// search. The count is len(all), capped as r.Count asks.
+type sorted[S, T any] struct {
+	o      ports.Order[T]
+	view   func(S) T
+	load   func() ([]S, error)
+	all    []S
+	loaded bool
+}
+
+func (x *sorted[S, T]) Fetch(_ context.Context, r bounded.Request) (bounded.Rows[T], error) {
+	if !x.loaded {
+		all, err := x.load()
+		if err != nil {
+			return bounded.Rows[T]{}, err
+		}
+		x.all, x.loaded = all, true
+	}
+	if r.At != nil {
+		if err := x.o.Check(r.At.Keys); err != nil {
+			return bounded.Rows[T]{}, err
+		}
+	}
+	all, o, view := x.all, x.o, x.view
+	var start, end int
+	var more bool
 	switch {
-	case req.At == nil:
-		// req.Offset+req.Limit cannot overflow: Normalize keeps it under
-		// bounded.MaxOffset.
-		start = min(req.Offset, len(all))
-		end = min(len(all), req.Offset+req.Limit)
-		more = req.Offset+req.Limit < len(all)
+	case r.At == nil:
+		// r.Offset+r.Limit cannot overflow: it is at most bounded.MaxOffset.
+		start = min(r.Offset, len(all))
+		end = min(len(all), r.Offset+r.Limit)
+		more = r.Offset+r.Limit < len(all)
+	case r.At.Backward:
+		end = sort.Search(len(all), func(i int) bool { return driver.CompareKeys(o.Keys(view(all[i])), r.At.Keys, o.Desc) >= 0 })
+		start = max(0, end-r.Limit)
+		more = start > 0
 	default:
-		if err := o.Check(req.At.Keys); err != nil {
-			return bounded.Paged[T]{}, err
-		}
-		at := req.At.Keys
-		if req.At.Backward {
-			end = sort.Search(len(all), func(i int) bool { return bounded.CompareKeys(o.Keys(view(all[i])), at, o.Desc) >= 0 })
-			start = max(0, end-req.Limit)
-			more = start > 0
-		} else {
-			start = sort.Search(len(all), func(i int) bool { return bounded.CompareKeys(o.Keys(view(all[i])), at, o.Desc) > 0 })
-			end = min(len(all), start+req.Limit)
-			more = end < len(all)
-		}
+		start = sort.Search(len(all), func(i int) bool { return driver.CompareKeys(o.Keys(view(all[i])), r.At.Keys, o.Desc) > 0 })
+		end = min(len(all), start+r.Limit)
+		more = end < len(all)
 	}
 	var items []T
 	if start < end {
 		items = make([]T, 0, end-start)
-		for _, x := range all[start:end] {
-			items = append(items, view(x))
+		for _, v := range all[start:end] {
+			items = append(items, view(v))
 		}
 	}
-	if req.NeedsExactTotal(len(items)) {
-		req = req.Exact()
+	count := len(all)
+	if r.Count == bounded.CountCapped {
+		count = min(count, r.CountCap+1)
 	}
-	counted := len(all)
-	if req.Count == bounded.CountCapped {
-		counted = min(counted, req.CountCap+1)
-	}
-	info := req.Finish(len(items), more, counted)
-	if len(items) > 0 {
-		if err := info.SetCursors(s.codec, scope, o.Keys(items[0]), o.Keys(items[len(items)-1]), req.Backward() && more); err != nil {
-			return bounded.Paged[T]{}, err
-		}
-	}
-	return bounded.Paged[T]{Items: items, Page: info, CursorAt: bounded.CursorsAt(s.codec, scope, info.Offset, items, o.Keys)}, nil
+	return bounded.Rows[T]{Items: items, More: more, Count: count, Keys: o.Keys}, nil
 }
 
 // clone returns a copy of s that shares no memory with it; nil when s is

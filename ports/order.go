@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 )
 
 // Order is the total order of a paged method's results, in the form cursors
@@ -18,7 +19,7 @@ import (
 //
 // Every implementation that issues cursors orders exactly as the method's
 // Order says and resumes a cursor by comparing its keys with
-// [bounded.CompareKeys]; the SQL adapters compare the same values with a
+// [driver.CompareKeys]; the SQL adapters compare the same values with a
 // row-value predicate.
 type Order[T any] struct {
 	// Desc reports, for each key, that it sorts descending.
@@ -32,7 +33,7 @@ type Order[T any] struct {
 }
 
 // Compare orders two items as the method does: -1, 0 or +1.
-func (o Order[T]) Compare(a, b T) int { return bounded.CompareKeys(o.Keys(a), o.Keys(b), o.Desc) }
+func (o Order[T]) Compare(a, b T) int { return driver.CompareKeys(o.Keys(a), o.Keys(b), o.Desc) }
 
 // Check reports whether keys, decoded from a cursor, are keys an item of
 // this order can have; an error wraps [bounded.ErrInvalidCursor] and names

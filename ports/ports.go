@@ -11,22 +11,20 @@
 // reference implementation is package memrepo; the SQL adapters live under
 // adapters/; package conformance checks any implementation against memrepo.
 //
-// Every paged method of every port validates its page with its Limits
-// through [bounded.Limits.NormalizeCursor] (a cursor the method did not
-// issue for the same query, see [Scope], is [bounded.ErrInvalidCursor]),
-// counts its total as the page's [bounded.CountMode] asks in the same
-// snapshot as the page, learns HasMore by reading one item past the page,
-// builds its PageInfo with [bounded.Request.Finish] and its cursors with
-// [bounded.PageInfo.SetCursors] and [bounded.CursorsAt] (keys of the
-// method's [Order]; the latter sets [bounded.Paged.CursorAt], the cursor of
-// a budget's cut), and answers
-// an offset at or past the end with no items (nil), HasMore false and the
-// total, never an error. An id given to a read method is checked
-// with [ValidateQuery] (an empty, invalid or NUL-holding id is
-// [ErrInvalidQuery]) before it is looked up ([ErrNotFound]).
+// Every paged method of every port is a [bounded.Source] read through
+// [bounded.FetchPage]: FetchPage validates the page with the method's
+// Limits and decodes its cursor (one the method did not issue for the same
+// query, see [Scope], is [bounded.ErrInvalidCursor]); the source counts as
+// the page's [bounded.CountMode] asks in the same snapshot as the page,
+// reads one item past the page, and returns the sort keys of the method's
+// [Order]; FetchPage builds the PageInfo and cursors. An offset at or past
+// the end gives no items (nil), HasMore false and the total, never an
+// error. An id given to a read method is checked with [ValidateQuery] (an
+// empty, invalid or NUL-holding id is [ErrInvalidQuery]) before it is
+// looked up ([ErrNotFound]).
 //
 // Validation is shared: every implementation validates its inputs with the
-// helpers of this package and of package bounded ([bounded.Limits.Normalize],
+// helpers of this package and of package bounded ([bounded.FetchPage],
 // [ValidateQuery], ...), so the same bad input gets the same typed error from
 // every adapter.
 //

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 	"github.com/boundedkit/bounded/ports"
 	"github.com/boundedkit/bounded/tools"
 )
@@ -316,8 +317,8 @@ func TestCursorErrorSaysWhatToDo(t *testing.T) {
 	}{
 		{"list_notes", `{"cursor":"garbage!"}`, bounded.ErrInvalidCursor},
 		{"list_notes", `{"cursor":"gAAAAAAAAAAAAAAAAAAAAAAAA"}`, bounded.ErrInvalidCursor},
-		{"list_notes", fmt.Sprintf(`{"cursor":%q}`, first.Pagination.NextCursor), bounded.ErrCursorForeign},
-		{"get_backlinks", fmt.Sprintf(`{"id":"Inbox","cursor":%q}`, first.Pagination.NextCursor), bounded.ErrCursorForeign},
+		{"list_notes", fmt.Sprintf(`{"cursor":%q}`, first.Pagination.NextCursor), driver.ErrCursorForeign},
+		{"get_backlinks", fmt.Sprintf(`{"id":"Inbox","cursor":%q}`, first.Pagination.NextCursor), driver.ErrCursorForeign},
 	} {
 		_, err := set.Call(context.Background(), c.tool, json.RawMessage(c.args))
 		var ae *tools.ArgumentError

@@ -67,8 +67,8 @@ var (
 type Option func(*sqlstore.Dialect)
 
 // CursorKey signs the store's cursors with HMAC-SHA256 under key (see
-// [bounded.CursorCodec]): a cursor the store did not issue is then
-// [bounded.ErrCursorTampered]. Every store that must accept the same
+// [driver.Codec]): a cursor the store did not issue is then
+// [driver.ErrCursorTampered]. Every store that must accept the same
 // cursors needs the same key. Without it cursors carry a checksum, which
 // catches corruption and cursors of other queries but not forgery.
 func CursorKey(key []byte) Option {

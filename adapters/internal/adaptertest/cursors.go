@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 	"github.com/boundedkit/bounded/ports"
 )
 
@@ -15,7 +16,7 @@ import (
 // two stores on one database: signed with key (CursorKey(key)) and
 // unsigned. Over the same notes, a walk by the signed store's cursors
 // returns every note once; the signed store rejects the unsigned store's
-// cursors and a cursor signed with another key ([bounded.ErrCursorTampered]),
+// cursors and a cursor signed with another key ([driver.ErrCursorTampered]),
 // and the unsigned store rejects the signed store's.
 func SignedCursors(t *testing.T, open func(t *testing.T, key []byte) (signed, unsigned ports.Notes, otherKey ports.Notes)) {
 	ctx := context.Background()
@@ -68,7 +69,7 @@ func SignedCursors(t *testing.T, open func(t *testing.T, key []byte) (signed, un
 		{"signed cursor on a store with another key", other, first.NextCursor},
 	} {
 		pg, err := c.store.ListNotes(ctx, ports.ListFilter{}, bounded.Page{Limit: 4, Cursor: c.cursor})
-		if !errors.Is(err, bounded.ErrCursorTampered) || !errors.Is(err, bounded.ErrInvalidCursor) {
+		if !errors.Is(err, driver.ErrCursorTampered) || !errors.Is(err, bounded.ErrInvalidCursor) {
 			t.Errorf("%s: %d items, error %v; want one wrapping ErrCursorTampered and ErrInvalidCursor", c.name, len(pg.Items), err)
 		}
 	}

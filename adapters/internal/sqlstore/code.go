@@ -59,60 +59,58 @@ func (s *Store) PutChunks(ctx context.Context, chunks []ports.Chunk) error {
 // [ports.Code].
 func (s *Store) SearchCode(ctx context.Context, q ports.CodeQuery, p bounded.Page) (bounded.Paged[ports.CodeMatch], error) {
 	scope := q.Scope()
-	req, err := s.request(ports.SearchCodeLimits, p, scope)
-	if err != nil {
-		return bounded.Paged[ports.CodeMatch]{}, err
-	}
-	q, err = q.Normalize()
-	if err != nil {
-		return bounded.Paged[ports.CodeMatch]{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return bounded.Paged[ports.CodeMatch]{}, err
-	}
-	terms := ports.Terms(q.Query)
-	where, whereArgs := "", []any(nil)
-	if q.PathPrefix != "" {
-		// substr counts characters on both engines; comparing with = is
-		// bytewise and case-sensitive, unlike SQLite's LIKE.
-		where += " AND substr(c.file_path, 1, ?) = ?"
-		whereArgs = append(whereArgs, utf8.RuneCountInString(q.PathPrefix), q.PathPrefix)
-	}
-	if q.Language != "" {
-		where += " AND c.language = ?"
-		whereArgs = append(whereArgs, q.Language)
-	}
-	const from = "(SELECT chunk_id, count(*) AS shared FROM bounded_chunk_terms WHERE term IN (?) GROUP BY chunk_id) AS m" +
-		" JOIN bounded_chunks c ON c.id = m.chunk_id WHERE 1 = 1"
-	args := append([]any{bun.List(terms)}, whereArgs...)
-	// The score key of a cursor is turned back into the shared-term count
-	// SQL orders by: score = float32(shared)/float32(len(terms)) exactly.
-	toShared := func(v any) any {
-		f, _ := v.(float64)
-		return int64(math.Round(f * float64(len(terms))))
-	}
-	pq := paged{
-		countFrom: from + where, countArgs: args,
-		page: "SELECT c.id AS id, c.file_path AS file_path, c.language AS language, c.start_line AS start_line, c.end_line AS end_line," +
-			" c.content AS content, c.context_before AS context_before, c.context_after AS context_after, m.shared AS shared" +
-			" FROM " + from + where + "{K} ORDER BY {O}",
-		pageArgs: args,
-		keys: []key{{inner: "m.shared", outer: "p.shared", desc: true, num: true, conv: toShared}, {inner: "c.file_path", outer: "p.file_path"},
-			{inner: "c.start_line", outer: "p.start_line", num: true}, {inner: "c.id", outer: "p.id"}},
-	}
-	page, _, err := collect(ctx, s, pq, req, scope, ports.SearchCodeOrder(q), func(counts []any, rows *sql.Rows) (ports.CodeMatch, bool, error) {
-		var c ports.Chunk
-		var start, end, shared int64
-		if err := rows.Scan(append(counts, nstr{&c.ID}, nstr{&c.FilePath}, nstr{&c.Language}, nint{&start}, nint{&end},
-			nstr{&c.Content}, nstr{&c.ContextBefore}, nstr{&c.ContextAfter}, nint{&shared})...); err != nil {
-			return ports.CodeMatch{}, false, err
+	return fetch(ctx, s, p, ports.SearchCodeLimits, scope, func(ctx context.Context, req bounded.Request) (bounded.Rows[ports.CodeMatch], error) {
+		q, err := q.Normalize()
+		if err != nil {
+			return bounded.Rows[ports.CodeMatch]{}, err
 		}
-		if c.ID == "" {
-			return ports.CodeMatch{}, false, nil
+		if err := ctx.Err(); err != nil {
+			return bounded.Rows[ports.CodeMatch]{}, err
 		}
-		c.StartLine, c.EndLine = int(start), int(end)
-		score := float32(shared) / float32(len(terms))
-		return ports.CodeMatch{Chunk: c, Score: float64(score)}, true, nil
+		terms := ports.Terms(q.Query)
+		where, whereArgs := "", []any(nil)
+		if q.PathPrefix != "" {
+			// substr counts characters on both engines; comparing with = is
+			// bytewise and case-sensitive, unlike SQLite's LIKE.
+			where += " AND substr(c.file_path, 1, ?) = ?"
+			whereArgs = append(whereArgs, utf8.RuneCountInString(q.PathPrefix), q.PathPrefix)
+		}
+		if q.Language != "" {
+			where += " AND c.language = ?"
+			whereArgs = append(whereArgs, q.Language)
+		}
+		const from = "(SELECT chunk_id, count(*) AS shared FROM bounded_chunk_terms WHERE term IN (?) GROUP BY chunk_id) AS m" +
+			" JOIN bounded_chunks c ON c.id = m.chunk_id WHERE 1 = 1"
+		args := append([]any{bun.List(terms)}, whereArgs...)
+		// The score key of a cursor is turned back into the shared-term count
+		// SQL orders by: score = float32(shared)/float32(len(terms)) exactly.
+		toShared := func(v any) any {
+			f, _ := v.(float64)
+			return int64(math.Round(f * float64(len(terms))))
+		}
+		pq := paged{
+			countFrom: from + where, countArgs: args,
+			page: "SELECT c.id AS id, c.file_path AS file_path, c.language AS language, c.start_line AS start_line, c.end_line AS end_line," +
+				" c.content AS content, c.context_before AS context_before, c.context_after AS context_after, m.shared AS shared" +
+				" FROM " + from + where + "{K} ORDER BY {O}",
+			pageArgs: args,
+			keys: []key{{inner: "m.shared", outer: "p.shared", desc: true, num: true, conv: toShared}, {inner: "c.file_path", outer: "p.file_path"},
+				{inner: "c.start_line", outer: "p.start_line", num: true}, {inner: "c.id", outer: "p.id"}},
+		}
+		rows, _, err := collect(ctx, s, pq, req, ports.SearchCodeOrder(q), func(counts []any, rows *sql.Rows) (ports.CodeMatch, bool, error) {
+			var c ports.Chunk
+			var start, end, shared int64
+			if err := rows.Scan(append(counts, nstr{&c.ID}, nstr{&c.FilePath}, nstr{&c.Language}, nint{&start}, nint{&end},
+				nstr{&c.Content}, nstr{&c.ContextBefore}, nstr{&c.ContextAfter}, nint{&shared})...); err != nil {
+				return ports.CodeMatch{}, false, err
+			}
+			if c.ID == "" {
+				return ports.CodeMatch{}, false, nil
+			}
+			c.StartLine, c.EndLine = int(start), int(end)
+			score := float32(shared) / float32(len(terms))
+			return ports.CodeMatch{Chunk: c, Score: float64(score)}, true, nil
+		})
+		return rows, err
 	})
-	return page, err
 }

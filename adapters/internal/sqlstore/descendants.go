@@ -34,46 +34,45 @@ const walkBatch = 1000
 // maxDepth, fewer when the levels run out.
 func (s *Store) Descendants(ctx context.Context, id string, maxDepth int, p bounded.Page) (bounded.Paged[ports.Descendant], error) {
 	scope := ports.Scope("Descendants", id, strconv.Itoa(maxDepth))
-	req, err := s.request(ports.DescendantsLimits, p, scope)
-	if err != nil {
-		return bounded.Paged[ports.Descendant]{}, err
-	}
-	if err := ports.ValidateQuery("id", id); err != nil {
-		return bounded.Paged[ports.Descendant]{}, err
-	}
-	if maxDepth, err = ports.DescendantDepth(maxDepth); err != nil {
-		return bounded.Paged[ports.Descendant]{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return bounded.Paged[ports.Descendant]{}, err
-	}
-	var opts *sql.TxOptions
-	if s.db.Dialect().Name() == dialect.PG {
-		opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
-	}
-	var page bounded.Paged[ports.Descendant]
-	var found bool
-	var inner error // an error of a statement, already wrapped
-	err = s.db.RunInTx(ctx, opts, func(ctx context.Context, tx bun.Tx) error {
-		ts := &Store{db: tx, d: s.d}
-		levels, err := ts.walk(ctx, id, maxDepth)
+	return fetch(ctx, s, p, ports.DescendantsLimits, scope, func(ctx context.Context, req bounded.Request) (bounded.Rows[ports.Descendant], error) {
+		if err := ports.ValidateQuery("id", id); err != nil {
+			return bounded.Rows[ports.Descendant]{}, err
+		}
+		maxDepth, err := ports.DescendantDepth(maxDepth)
 		if err != nil {
+			return bounded.Rows[ports.Descendant]{}, err
+		}
+		if err := ctx.Err(); err != nil {
+			return bounded.Rows[ports.Descendant]{}, err
+		}
+		var opts *sql.TxOptions
+		if s.db.Dialect().Name() == dialect.PG {
+			opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+		}
+		var page bounded.Rows[ports.Descendant]
+		var found bool
+		var inner error // an error of a statement, already wrapped
+		err = s.db.RunInTx(ctx, opts, func(ctx context.Context, tx bun.Tx) error {
+			ts := &Store{db: tx, d: s.d}
+			levels, err := ts.walk(ctx, id, maxDepth)
+			if err != nil {
+				inner = err
+				return err
+			}
+			page, found, err = ts.descendantsPage(ctx, id, levels, req)
 			inner = err
 			return err
+		})
+		switch {
+		case inner != nil:
+			return bounded.Rows[ports.Descendant]{}, inner
+		case err != nil: // beginning or ending the transaction
+			return bounded.Rows[ports.Descendant]{}, s.wrapCtx(ctx, err)
+		case !found:
+			return bounded.Rows[ports.Descendant]{}, notFound("note", id)
 		}
-		page, found, err = ts.descendantsPage(ctx, id, levels, req, scope)
-		inner = err
-		return err
+		return page, nil
 	})
-	switch {
-	case inner != nil:
-		return bounded.Paged[ports.Descendant]{}, inner
-	case err != nil: // beginning or ending the transaction
-		return bounded.Paged[ports.Descendant]{}, s.wrapCtx(ctx, err)
-	case !found:
-		return bounded.Paged[ports.Descendant]{}, notFound("note", id)
-	}
-	return page, nil
 }
 
 // walk returns the IDs of the notes below id, by depth: levels[0] holds
@@ -114,7 +113,7 @@ func (s *Store) walk(ctx context.Context, id string, maxDepth int) ([][]string, 
 
 // descendantsPage reads the page of req over the notes of levels (by
 // depth, from 1), and whether note id exists, in one statement.
-func (s *Store) descendantsPage(ctx context.Context, id string, levels [][]string, req bounded.Request, scope string) (bounded.Paged[ports.Descendant], bool, error) {
+func (s *Store) descendantsPage(ctx context.Context, id string, levels [][]string, req bounded.Request) (bounded.Rows[ports.Descendant], bool, error) {
 	// below(id, depth) lists the notes reached, each with its depth; the
 	// lookups in bounded_notes turn each level's ID list into rows.
 	var below []string
@@ -134,7 +133,7 @@ func (s *Store) descendantsPage(ctx context.Context, id string, levels [][]strin
 		page: "SELECT " + noteRefCols + ", d.depth AS depth FROM below d JOIN bounded_notes n ON n.id = d.id WHERE 1 = 1{K} ORDER BY {O}",
 		keys: []key{{inner: "d.depth", outer: "p.depth", num: true}, {inner: "n.title", outer: "p.title"}, {inner: "n.id", outer: "p.id"}},
 	}
-	page, ext, err := collect(ctx, s, q, req, scope, ports.ByDepth, func(counts []any, rows *sql.Rows) (ports.Descendant, bool, error) {
+	page, ext, err := collect(ctx, s, q, req, ports.ByDepth, func(counts []any, rows *sql.Rows) (ports.Descendant, bool, error) {
 		var r noteRow
 		var depth int64
 		if err := rows.Scan(append(counts, nstr{&r.id}, nstr{&r.title}, nstr{&r.tags}, nint{&r.updated}, nint{&depth})...); err != nil {
@@ -147,7 +146,7 @@ func (s *Store) descendantsPage(ctx context.Context, id string, levels [][]strin
 		return ports.Descendant{NoteRef: ref, Depth: int(depth)}, err == nil, err
 	})
 	if err != nil {
-		return bounded.Paged[ports.Descendant]{}, false, err
+		return bounded.Rows[ports.Descendant]{}, false, err
 	}
 	return page, ext[0] != 0, nil
 }

@@ -55,7 +55,7 @@ type Dialect struct {
 	// (Postgres: the GIN trigram index on entity names).
 	SchemaAfter []string
 	// CursorKey, when set, signs the store's cursors with HMAC-SHA256
-	// (see [bounded.CursorCodec]); without it they carry a checksum. It is
+	// (see [driver.Codec]); without it they carry a checksum. It is
 	// not an engine difference: the adapters' options set it.
 	CursorKey []byte
 	// Float8 wraps a SQL expression of type real (float4) so that it is

@@ -43,41 +43,39 @@ func (s *Store) RecordRun(ctx context.Context, r ports.Run) error {
 // [ports.History].
 func (s *Store) ResponseHistory(ctx context.Context, endpointID string, p bounded.Page) (bounded.Paged[ports.RunView], error) {
 	scope := ports.Scope("ResponseHistory", endpointID)
-	req, err := s.request(ports.ResponseHistoryLimits, p, scope)
-	if err != nil {
-		return bounded.Paged[ports.RunView]{}, err
-	}
-	if err := ports.ValidateQuery("endpointID", endpointID); err != nil {
-		return bounded.Paged[ports.RunView]{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return bounded.Paged[ports.RunView]{}, err
-	}
-	q := paged{
-		countFrom: "bounded_runs r WHERE r.endpoint_id = ?", countArgs: []any{endpointID},
-		page: "SELECT r.id AS id, r.endpoint_id AS endpoint_id, r.started_at AS started_at, r.finished_at AS finished_at, r.status AS status," +
-			" r.status_code AS status_code, substr(r.body, 1, ?) AS body, r.body_chars AS body_chars" +
-			" FROM (SELECT id FROM bounded_runs WHERE endpoint_id = ?{K} ORDER BY {O} {L}) AS k " +
-			s.keyJoin("bounded_runs", "r", "id"),
-		pageArgs: []any{ports.HistoryBodyChars, endpointID},
-		keys:     []key{{inner: "started_at", outer: "p.started_at", desc: true, num: true}, {inner: "id", outer: "p.id", desc: true}},
-	}
-	page, _, err := collect(ctx, s, q, req, scope, ports.ByStartedDesc, func(counts []any, rows *sql.Rows) (ports.RunView, bool, error) {
-		var id, endpoint, status, body string
-		var started, finished, code, chars int64
-		if err := rows.Scan(append(counts, nstr{&id}, nstr{&endpoint}, nint{&started}, nint{&finished}, nstr{&status},
-			nint{&code}, nstr{&body}, nint{&chars})...); err != nil {
-			return ports.RunView{}, false, err
+	return fetch(ctx, s, p, ports.ResponseHistoryLimits, scope, func(ctx context.Context, req bounded.Request) (bounded.Rows[ports.RunView], error) {
+		if err := ports.ValidateQuery("endpointID", endpointID); err != nil {
+			return bounded.Rows[ports.RunView]{}, err
 		}
-		if id == "" {
-			return ports.RunView{}, false, nil
+		if err := ctx.Err(); err != nil {
+			return bounded.Rows[ports.RunView]{}, err
 		}
-		clipped, info := bounded.ClipPrefix(body, ports.HistoryBodyChars, int(chars))
-		return ports.RunView{
-			ID: id, EndpointID: endpoint, StartedAt: fromMicros(started), FinishedAt: fromMicros(finished),
-			Status: status, StatusCode: int(code),
-			Body: clipped, BodyChars: info.OriginalChars, BodyTruncated: info.Clipped,
-		}, true, nil
+		q := paged{
+			countFrom: "bounded_runs r WHERE r.endpoint_id = ?", countArgs: []any{endpointID},
+			page: "SELECT r.id AS id, r.endpoint_id AS endpoint_id, r.started_at AS started_at, r.finished_at AS finished_at, r.status AS status," +
+				" r.status_code AS status_code, substr(r.body, 1, ?) AS body, r.body_chars AS body_chars" +
+				" FROM (SELECT id FROM bounded_runs WHERE endpoint_id = ?{K} ORDER BY {O} {L}) AS k " +
+				s.keyJoin("bounded_runs", "r", "id"),
+			pageArgs: []any{ports.HistoryBodyChars, endpointID},
+			keys:     []key{{inner: "started_at", outer: "p.started_at", desc: true, num: true}, {inner: "id", outer: "p.id", desc: true}},
+		}
+		rows, _, err := collect(ctx, s, q, req, ports.ByStartedDesc, func(counts []any, rows *sql.Rows) (ports.RunView, bool, error) {
+			var id, endpoint, status, body string
+			var started, finished, code, chars int64
+			if err := rows.Scan(append(counts, nstr{&id}, nstr{&endpoint}, nint{&started}, nint{&finished}, nstr{&status},
+				nint{&code}, nstr{&body}, nint{&chars})...); err != nil {
+				return ports.RunView{}, false, err
+			}
+			if id == "" {
+				return ports.RunView{}, false, nil
+			}
+			clipped, info := bounded.ClipPrefix(body, ports.HistoryBodyChars, int(chars))
+			return ports.RunView{
+				ID: id, EndpointID: endpoint, StartedAt: fromMicros(started), FinishedAt: fromMicros(finished),
+				Status: status, StatusCode: int(code),
+				Body: clipped, BodyChars: info.OriginalChars, BodyTruncated: info.Clipped,
+			}, true, nil
+		})
+		return rows, err
 	})
-	return page, err
 }

@@ -78,35 +78,33 @@ const entityCols = "e.name AS name, e.entity_type AS entity_type, e.observations
 // similarity. See [ports.Knowledge].
 func (s *Store) SearchNodes(ctx context.Context, q ports.NodeQuery, p bounded.Page) (bounded.Paged[ports.NodeMatch], error) {
 	scope := q.Scope()
-	req, err := s.request(ports.SearchNodesLimits, p, scope)
-	if err != nil {
-		return bounded.Paged[ports.NodeMatch]{}, err
-	}
-	q, err = q.Normalize()
-	if err != nil {
-		return bounded.Paged[ports.NodeMatch]{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return bounded.Paged[ports.NodeMatch]{}, err
-	}
-	var tagWhere []string
-	var tagArgs []any
-	for _, t := range q.Tags {
-		tagWhere = append(tagWhere, "e.name IN (SELECT g.name FROM bounded_entity_tags g WHERE g.tag = ?)")
-		tagArgs = append(tagArgs, t)
-	}
-	switch {
-	case q.Mode == ports.Exact:
-		return s.searchExact(ctx, q, req, scope, tagWhere, tagArgs)
-	case s.d.Fuzzy == FuzzyPgTrgm:
-		return s.searchPgTrgm(ctx, q, req, scope, tagWhere, tagArgs)
-	default:
-		return s.searchTrigramTable(ctx, q, req, scope, tagWhere, tagArgs)
-	}
+	return fetch(ctx, s, p, ports.SearchNodesLimits, scope, func(ctx context.Context, req bounded.Request) (bounded.Rows[ports.NodeMatch], error) {
+		q, err := q.Normalize()
+		if err != nil {
+			return bounded.Rows[ports.NodeMatch]{}, err
+		}
+		if err := ctx.Err(); err != nil {
+			return bounded.Rows[ports.NodeMatch]{}, err
+		}
+		var tagWhere []string
+		var tagArgs []any
+		for _, t := range q.Tags {
+			tagWhere = append(tagWhere, "e.name IN (SELECT g.name FROM bounded_entity_tags g WHERE g.tag = ?)")
+			tagArgs = append(tagArgs, t)
+		}
+		switch {
+		case q.Mode == ports.Exact:
+			return s.searchExact(ctx, q, req, tagWhere, tagArgs)
+		case s.d.Fuzzy == FuzzyPgTrgm:
+			return s.searchPgTrgm(ctx, q, req, tagWhere, tagArgs)
+		default:
+			return s.searchTrigramTable(ctx, q, req, tagWhere, tagArgs)
+		}
+	})
 }
 
 // searchExact is SearchNodes in Exact mode.
-func (s *Store) searchExact(ctx context.Context, q ports.NodeQuery, req bounded.Request, scope string, tagWhere []string, tagArgs []any) (bounded.Paged[ports.NodeMatch], error) {
+func (s *Store) searchExact(ctx context.Context, q ports.NodeQuery, req bounded.Request, tagWhere []string, tagArgs []any) (bounded.Rows[ports.NodeMatch], error) {
 	var or []string
 	var args []any
 	for _, query := range q.Queries {
@@ -125,7 +123,7 @@ func (s *Store) searchExact(ctx context.Context, q ports.NodeQuery, req bounded.
 		pageArgs: args,
 		keys:     []key{{inner: "e.updated_at", outer: "p.updated_at", desc: true, num: true}, {inner: "e.name", outer: "p.name"}},
 	}
-	return s.nodeMatches(ctx, pq, req, scope, ports.Exact)
+	return s.nodeMatches(ctx, pq, req, ports.Exact)
 }
 
 // float32Round is a SQL expression rounding the double x to the nearest
@@ -156,7 +154,7 @@ func float32Below(t float64) float64 {
 // by a GROUP BY on the trigram index; the similarity is
 // shared / (n_entity + n_query - shared), its best over the queries kept,
 // rounded to float32 in SQL, compared with the threshold and ordered there.
-func (s *Store) searchTrigramTable(ctx context.Context, q ports.NodeQuery, req bounded.Request, scope string, tagWhere []string, tagArgs []any) (bounded.Paged[ports.NodeMatch], error) {
+func (s *Store) searchTrigramTable(ctx context.Context, q ports.NodeQuery, req bounded.Request, tagWhere []string, tagArgs []any) (bounded.Rows[ports.NodeMatch], error) {
 	var parts []string
 	var args []any
 	for _, query := range q.Queries {
@@ -173,7 +171,7 @@ func (s *Store) searchTrigramTable(ctx context.Context, q ports.NodeQuery, req b
 	}
 	if len(parts) == 0 {
 		// No query can match: the exact total is 0.
-		return bounded.Paged[ports.NodeMatch]{Page: req.Exact().Finish(0, false, 0)}, nil
+		return bounded.Rows[ports.NodeMatch]{Count: 0, Keys: ports.NodeOrder(ports.Fuzzy).Keys}, nil
 	}
 	where := " WHERE m.score > ?"
 	for _, w := range tagWhere {
@@ -191,7 +189,7 @@ func (s *Store) searchTrigramTable(ctx context.Context, q ports.NodeQuery, req b
 		pageArgs:  whereArgs,
 		keys:      []key{{inner: "m.score", outer: "p.score", desc: true, num: true}, {inner: "e.name", outer: "p.name"}},
 	}
-	return s.nodeMatches(ctx, pq, req, scope, ports.Fuzzy)
+	return s.nodeMatches(ctx, pq, req, ports.Fuzzy)
 }
 
 // searchPgTrgm is SearchNodes in Fuzzy mode with pg_trgm: the % operator
@@ -199,7 +197,7 @@ func (s *Store) searchTrigramTable(ctx context.Context, q ports.NodeQuery, req b
 // to q.Threshold for this transaction only, and similarity() as the score.
 // pg_trgm compares its float4 similarity with the double threshold, as
 // [ports.MatchMode] defines.
-func (s *Store) searchPgTrgm(ctx context.Context, q ports.NodeQuery, req bounded.Request, scope string, tagWhere []string, tagArgs []any) (bounded.Paged[ports.NodeMatch], error) {
+func (s *Store) searchPgTrgm(ctx context.Context, q ports.NodeQuery, req bounded.Request, tagWhere []string, tagArgs []any) (bounded.Rows[ports.NodeMatch], error) {
 	var ops, sims []string
 	var opArgs, simArgs []any
 	for _, query := range q.Queries {
@@ -226,7 +224,7 @@ func (s *Store) searchPgTrgm(ctx context.Context, q ports.NodeQuery, req bounded
 		keys:      []key{{inner: "score", outer: "p.score", desc: true, num: true}, {inner: "name", outer: "p.name"}},
 	}
 	threshold := strconv.FormatFloat(q.Threshold, 'g', -1, 64)
-	var page bounded.Paged[ports.NodeMatch]
+	var page bounded.Rows[ports.NodeMatch]
 	err := s.tx(ctx, func(ctx context.Context, tx bun.IDB) error {
 		var old sql.NullString
 		if err := tx.QueryRowContext(ctx, "SELECT current_setting('pg_trgm.similarity_threshold', true)").Scan(&old); err != nil {
@@ -236,7 +234,7 @@ func (s *Store) searchPgTrgm(ctx context.Context, q ports.NodeQuery, req bounded
 			return s.wrap(err)
 		}
 		var err error
-		page, err = (&Store{db: tx, d: s.d}).nodeMatches(ctx, pq, req, scope, ports.Fuzzy)
+		page, err = (&Store{db: tx, d: s.d}).nodeMatches(ctx, pq, req, ports.Fuzzy)
 		if err != nil {
 			return err
 		}
@@ -254,8 +252,8 @@ func (s *Store) searchPgTrgm(ctx context.Context, q ports.NodeQuery, req bounded
 
 // nodeMatches runs a paged query over entityCols plus a score column,
 // ordered as SearchNodes orders mode's results.
-func (s *Store) nodeMatches(ctx context.Context, q paged, req bounded.Request, scope string, mode ports.MatchMode) (bounded.Paged[ports.NodeMatch], error) {
-	page, _, err := collect(ctx, s, q, req, scope, ports.NodeOrder(mode), func(counts []any, rows *sql.Rows) (ports.NodeMatch, bool, error) {
+func (s *Store) nodeMatches(ctx context.Context, q paged, req bounded.Request, mode ports.MatchMode) (bounded.Rows[ports.NodeMatch], error) {
+	page, _, err := collect(ctx, s, q, req, ports.NodeOrder(mode), func(counts []any, rows *sql.Rows) (ports.NodeMatch, bool, error) {
 		var name, typ, obs, tags string
 		var updated int64
 		var score float64

@@ -247,60 +247,58 @@ func folderRange(folder string) (lo, hi string) { return folder + "/", folder + 
 // then ID. See [ports.Notes].
 func (s *Store) ListNotes(ctx context.Context, f ports.ListFilter, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
 	scope := ports.Scope("ListNotes", f.Tag, f.Folder)
-	req, err := s.request(ports.ListNotesLimits, p, scope)
-	if err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
-	}
-	if f.Tag != "" {
-		if err := ports.ValidateQuery("tag", f.Tag); err != nil {
-			return bounded.Paged[ports.NoteRef]{}, err
+	return fetch(ctx, s, p, ports.ListNotesLimits, scope, func(ctx context.Context, req bounded.Request) (bounded.Rows[ports.NoteRef], error) {
+		if f.Tag != "" {
+			if err := ports.ValidateQuery("tag", f.Tag); err != nil {
+				return bounded.Rows[ports.NoteRef]{}, err
+			}
 		}
-	}
-	if f.Folder != "" {
-		if err := ports.ValidateQuery("folder", f.Folder); err != nil {
-			return bounded.Paged[ports.NoteRef]{}, err
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
-	}
-	// The page's IDs come from a covering index in page order, entered at
-	// the cursor; only they are joined with their rows.
-	var q paged
-	if f.Tag != "" {
-		where, args := "t.tag = ?", []any{f.Tag}
 		if f.Folder != "" {
-			lo, hi := folderRange(f.Folder)
-			where += " AND t.note_id >= ? AND t.note_id < ?"
-			args = append(args, lo, hi)
+			if err := ports.ValidateQuery("folder", f.Folder); err != nil {
+				return bounded.Rows[ports.NoteRef]{}, err
+			}
 		}
-		q = paged{
-			countFrom: "bounded_note_tags t WHERE " + where, countArgs: args,
-			page: "SELECT " + noteRefCols + " FROM (SELECT t.note_id AS id FROM bounded_note_tags t WHERE " + where +
-				"{K} ORDER BY {O} {L}) AS k " + s.keyJoin("bounded_notes", "n", "id"),
-			pageArgs: args,
-			keys:     updatedKeys("t.updated_at", "t.note_id"),
+		if err := ctx.Err(); err != nil {
+			return bounded.Rows[ports.NoteRef]{}, err
 		}
-	} else {
-		// The count of every note has no WHERE at all: SQLite counts a
-		// whole table from its B-tree's pages (12x faster than a scan,
-		// which even WHERE 1 = 1 forces).
-		where, countWhere, args := " WHERE 1 = 1", "", []any(nil)
-		if f.Folder != "" {
-			lo, hi := folderRange(f.Folder)
-			where, args = " WHERE n.id >= ? AND n.id < ?", []any{lo, hi}
-			countWhere = where
+		// The page's IDs come from a covering index in page order, entered at
+		// the cursor; only they are joined with their rows.
+		var q paged
+		if f.Tag != "" {
+			where, args := "t.tag = ?", []any{f.Tag}
+			if f.Folder != "" {
+				lo, hi := folderRange(f.Folder)
+				where += " AND t.note_id >= ? AND t.note_id < ?"
+				args = append(args, lo, hi)
+			}
+			q = paged{
+				countFrom: "bounded_note_tags t WHERE " + where, countArgs: args,
+				page: "SELECT " + noteRefCols + " FROM (SELECT t.note_id AS id FROM bounded_note_tags t WHERE " + where +
+					"{K} ORDER BY {O} {L}) AS k " + s.keyJoin("bounded_notes", "n", "id"),
+				pageArgs: args,
+				keys:     updatedKeys("t.updated_at", "t.note_id"),
+			}
+		} else {
+			// The count of every note has no WHERE at all: SQLite counts a
+			// whole table from its B-tree's pages (12x faster than a scan,
+			// which even WHERE 1 = 1 forces).
+			where, countWhere, args := " WHERE 1 = 1", "", []any(nil)
+			if f.Folder != "" {
+				lo, hi := folderRange(f.Folder)
+				where, args = " WHERE n.id >= ? AND n.id < ?", []any{lo, hi}
+				countWhere = where
+			}
+			q = paged{
+				countFrom: "bounded_notes n" + countWhere, countArgs: args,
+				page: "SELECT " + noteRefCols + " FROM (SELECT n.id AS id FROM bounded_notes n" + where +
+					"{K} ORDER BY {O} {L}) AS k " + s.keyJoin("bounded_notes", "n", "id"),
+				pageArgs: args,
+				keys:     updatedKeys("n.updated_at", "n.id"),
+			}
 		}
-		q = paged{
-			countFrom: "bounded_notes n" + countWhere, countArgs: args,
-			page: "SELECT " + noteRefCols + " FROM (SELECT n.id AS id FROM bounded_notes n" + where +
-				"{K} ORDER BY {O} {L}) AS k " + s.keyJoin("bounded_notes", "n", "id"),
-			pageArgs: args,
-			keys:     updatedKeys("n.updated_at", "n.id"),
-		}
-	}
-	page, _, err := collect(ctx, s, q, req, scope, ports.ByUpdatedDesc, noteRefRow)
-	return page, err
+		rows, _, err := collect(ctx, s, q, req, ports.ByUpdatedDesc, noteRefRow)
+		return rows, err
+	})
 }
 
 // SearchNotes pages the notes whose folded title or content contains the
@@ -309,95 +307,91 @@ func (s *Store) ListNotes(ctx context.Context, f ports.ListFilter, p bounded.Pag
 // See [ports.Notes].
 func (s *Store) SearchNotes(ctx context.Context, query string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
 	scope := ports.Scope("SearchNotes", query)
-	req, err := s.request(ports.SearchNotesLimits, p, scope)
-	if err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
-	}
-	if err := ports.ValidateQuery("query", query); err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
-	}
-	q := ports.Fold(query)
-	in := func(col string) string { return s.d.Instr + "(" + col + ", ?) > 0" }
-	where := " WHERE " + in("n.title_fold") + " OR " + in("n.content_fold")
-	pq := paged{
-		countFrom: "bounded_notes n" + where, countArgs: []any{q, q},
-		page: "SELECT * FROM (SELECT " + noteRefCols + ", CASE WHEN " + in("n.title_fold") + " THEN 0 ELSE 1 END AS rnk FROM bounded_notes n" + where +
-			") AS m WHERE 1 = 1{K} ORDER BY {O}",
-		pageArgs: []any{q, q, q},
-		keys: []key{{inner: "m.rnk", outer: "p.rnk", num: true}, {inner: "m.updated_at", outer: "p.updated_at", desc: true, num: true},
-			{inner: "m.id", outer: "p.id"}},
-	}
-	page, _, err := collect(ctx, s, pq, req, scope, ports.SearchNotesOrder(query), func(counts []any, rows *sql.Rows) (ports.NoteRef, bool, error) {
-		var r noteRow
-		var rank int64
-		if err := rows.Scan(append(counts, nstr{&r.id}, nstr{&r.title}, nstr{&r.tags}, nint{&r.updated}, nint{&rank})...); err != nil {
-			return ports.NoteRef{}, false, err
+	return fetch(ctx, s, p, ports.SearchNotesLimits, scope, func(ctx context.Context, req bounded.Request) (bounded.Rows[ports.NoteRef], error) {
+		if err := ports.ValidateQuery("query", query); err != nil {
+			return bounded.Rows[ports.NoteRef]{}, err
 		}
-		if r.id == "" {
-			return ports.NoteRef{}, false, nil
+		if err := ctx.Err(); err != nil {
+			return bounded.Rows[ports.NoteRef]{}, err
 		}
-		ref, err := r.ref()
-		return ref, err == nil, err
+		q := ports.Fold(query)
+		in := func(col string) string { return s.d.Instr + "(" + col + ", ?) > 0" }
+		where := " WHERE " + in("n.title_fold") + " OR " + in("n.content_fold")
+		pq := paged{
+			countFrom: "bounded_notes n" + where, countArgs: []any{q, q},
+			page: "SELECT * FROM (SELECT " + noteRefCols + ", CASE WHEN " + in("n.title_fold") + " THEN 0 ELSE 1 END AS rnk FROM bounded_notes n" + where +
+				") AS m WHERE 1 = 1{K} ORDER BY {O}",
+			pageArgs: []any{q, q, q},
+			keys: []key{{inner: "m.rnk", outer: "p.rnk", num: true}, {inner: "m.updated_at", outer: "p.updated_at", desc: true, num: true},
+				{inner: "m.id", outer: "p.id"}},
+		}
+		rows, _, err := collect(ctx, s, pq, req, ports.SearchNotesOrder(query), func(counts []any, rows *sql.Rows) (ports.NoteRef, bool, error) {
+			var r noteRow
+			var rank int64
+			if err := rows.Scan(append(counts, nstr{&r.id}, nstr{&r.title}, nstr{&r.tags}, nint{&r.updated}, nint{&rank})...); err != nil {
+				return ports.NoteRef{}, false, err
+			}
+			if r.id == "" {
+				return ports.NoteRef{}, false, nil
+			}
+			ref, err := r.ref()
+			return ref, err == nil, err
+		})
+		return rows, err
 	})
-	return page, err
 }
 
 // SearchByLinks pages the notes matching q, ordered by UpdatedAt
 // descending, then ID. See [ports.Notes].
 func (s *Store) SearchByLinks(ctx context.Context, q ports.LinkQuery, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
 	scope := q.Scope()
-	req, err := s.request(ports.SearchByLinksLimits, p, scope)
-	if err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
-	}
-	if err := q.Validate(); err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
-	}
-	// Each criterion is a semi-join written as id IN (subquery), not as a
-	// correlated EXISTS: SQLite 3.51's EXISTS-to-join rewrite counted
-	// OFFSET once per matching inner row (fixed in later releases).
-	var conds []string
-	var args []any
-	if len(q.HasLinksTo) > 0 {
-		conds = append(conds, "n.id IN (SELECT l.source_id FROM bounded_note_links l WHERE l.is_external = 0 AND l.target IN (?))")
-		args = append(args, bun.List(q.HasLinksTo))
-	}
-	if len(q.LinkedFrom) > 0 {
-		// Links are stored only for existing notes, so every source found
-		// here exists.
-		conds = append(conds, "n.id IN (SELECT l.target FROM bounded_note_links l WHERE l.is_external = 0 AND l.source_id IN (?))")
-		args = append(args, bun.List(q.LinkedFrom))
-	}
-	if len(q.ExternalDomains) > 0 {
-		// host = d, or host ends with "." + d: its last n characters are
-		// "." + d (length and substr count characters on both engines).
-		var or []string
-		for _, d := range q.ExternalDomains {
-			d = ports.Fold(d)
-			n := utf8.RuneCountInString(d) + 1
-			or = append(or, "l.host = ? OR (length(l.host) > ? AND substr(l.host, length(l.host) - ? + 1) = ?)")
-			args = append(args, d, n, n, "."+d)
+	return fetch(ctx, s, p, ports.SearchByLinksLimits, scope, func(ctx context.Context, req bounded.Request) (bounded.Rows[ports.NoteRef], error) {
+		if err := q.Validate(); err != nil {
+			return bounded.Rows[ports.NoteRef]{}, err
 		}
-		conds = append(conds, "n.id IN (SELECT l.source_id FROM bounded_note_links l WHERE l.is_external = 1 AND ("+strings.Join(or, " OR ")+"))")
-	}
-	if q.BrokenLinks {
-		conds = append(conds, "n.id IN (SELECT l.source_id FROM bounded_note_links l WHERE l.is_external = 0 AND NOT EXISTS (SELECT 1 FROM bounded_notes t WHERE t.id = l.target))")
-	}
-	where := " WHERE " + strings.Join(conds, " AND ")
-	pq := paged{
-		countFrom: "bounded_notes n" + where, countArgs: args,
-		page:     "SELECT " + noteRefCols + " FROM bounded_notes n" + where + "{K} ORDER BY {O}",
-		pageArgs: args,
-		keys:     updatedKeys("n.updated_at", "n.id"),
-	}
-	page, _, err := collect(ctx, s, pq, req, scope, ports.ByUpdatedDesc, noteRefRow)
-	return page, err
+		if err := ctx.Err(); err != nil {
+			return bounded.Rows[ports.NoteRef]{}, err
+		}
+		// Each criterion is a semi-join written as id IN (subquery), not as a
+		// correlated EXISTS: SQLite 3.51's EXISTS-to-join rewrite counted
+		// OFFSET once per matching inner row (fixed in later releases).
+		var conds []string
+		var args []any
+		if len(q.HasLinksTo) > 0 {
+			conds = append(conds, "n.id IN (SELECT l.source_id FROM bounded_note_links l WHERE l.is_external = 0 AND l.target IN (?))")
+			args = append(args, bun.List(q.HasLinksTo))
+		}
+		if len(q.LinkedFrom) > 0 {
+			// Links are stored only for existing notes, so every source found
+			// here exists.
+			conds = append(conds, "n.id IN (SELECT l.target FROM bounded_note_links l WHERE l.is_external = 0 AND l.source_id IN (?))")
+			args = append(args, bun.List(q.LinkedFrom))
+		}
+		if len(q.ExternalDomains) > 0 {
+			// host = d, or host ends with "." + d: its last n characters are
+			// "." + d (length and substr count characters on both engines).
+			var or []string
+			for _, d := range q.ExternalDomains {
+				d = ports.Fold(d)
+				n := utf8.RuneCountInString(d) + 1
+				or = append(or, "l.host = ? OR (length(l.host) > ? AND substr(l.host, length(l.host) - ? + 1) = ?)")
+				args = append(args, d, n, n, "."+d)
+			}
+			conds = append(conds, "n.id IN (SELECT l.source_id FROM bounded_note_links l WHERE l.is_external = 1 AND ("+strings.Join(or, " OR ")+"))")
+		}
+		if q.BrokenLinks {
+			conds = append(conds, "n.id IN (SELECT l.source_id FROM bounded_note_links l WHERE l.is_external = 0 AND NOT EXISTS (SELECT 1 FROM bounded_notes t WHERE t.id = l.target))")
+		}
+		where := " WHERE " + strings.Join(conds, " AND ")
+		pq := paged{
+			countFrom: "bounded_notes n" + where, countArgs: args,
+			page:     "SELECT " + noteRefCols + " FROM bounded_notes n" + where + "{K} ORDER BY {O}",
+			pageArgs: args,
+			keys:     updatedKeys("n.updated_at", "n.id"),
+		}
+		rows, _, err := collect(ctx, s, pq, req, ports.ByUpdatedDesc, noteRefRow)
+		return rows, err
+	})
 }
 
 // linkRefCols are the columns of a LinkRef in page queries over links l.
@@ -425,35 +419,30 @@ func linkRefRow(counts []any, rows *sql.Rows) (ports.LinkRef, bool, error) {
 // exist, ordered by source ID, then position. See [ports.Notes].
 func (s *Store) FindBrokenLinks(ctx context.Context, p bounded.Page) (bounded.Paged[ports.LinkRef], error) {
 	scope := ports.Scope("FindBrokenLinks")
-	req, err := s.request(ports.FindBrokenLinksLimits, p, scope)
-	if err != nil {
-		return bounded.Paged[ports.LinkRef]{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return bounded.Paged[ports.LinkRef]{}, err
-	}
-	const where = " WHERE l.is_external = 0 AND NOT EXISTS (SELECT 1 FROM bounded_notes t WHERE t.id = l.target)"
-	q := paged{
-		countFrom: "bounded_note_links l" + where,
-		page:      "SELECT " + linkRefCols + " FROM bounded_note_links l" + where + "{K} ORDER BY {O}",
-		keys:      linkKeys,
-	}
-	page, _, err := collect(ctx, s, q, req, scope, ports.BySourcePosition, linkRefRow)
-	return page, err
+	return fetch(ctx, s, p, ports.FindBrokenLinksLimits, scope, func(ctx context.Context, req bounded.Request) (bounded.Rows[ports.LinkRef], error) {
+		if err := ctx.Err(); err != nil {
+			return bounded.Rows[ports.LinkRef]{}, err
+		}
+		const where = " WHERE l.is_external = 0 AND NOT EXISTS (SELECT 1 FROM bounded_notes t WHERE t.id = l.target)"
+		q := paged{
+			countFrom: "bounded_note_links l" + where,
+			page:      "SELECT " + linkRefCols + " FROM bounded_note_links l" + where + "{K} ORDER BY {O}",
+			keys:      linkKeys,
+		}
+		rows, _, err := collect(ctx, s, q, req, ports.BySourcePosition, linkRefRow)
+		return rows, err
+	})
 }
 
 // NoteLinks pages note id's internal and external links (by position) and
 // its incoming links (by source ID, then position), each category by one
 // statement counting its total with its page. See [ports.Notes].
 func (s *Store) NoteLinks(ctx context.Context, id string, p ports.NoteLinksPages) (ports.NoteLinks, error) {
-	var reqs [3]bounded.Request
-	scopes := ports.NoteLinksScopes(id)
-	for i, pg := range []bounded.Page{p.Internal, p.External, p.Incoming} {
-		req, err := s.request(ports.NoteLinksLimits, pg, scopes[i])
-		if err != nil {
+	pages := [3]bounded.Page{p.Internal, p.External, p.Incoming}
+	for _, pg := range pages {
+		if _, err := ports.NoteLinksLimits.Normalize(pg); err != nil {
 			return ports.NoteLinks{}, err
 		}
-		reqs[i] = req
 	}
 	if err := ports.ValidateQuery("id", id); err != nil {
 		return ports.NoteLinks{}, err
@@ -466,6 +455,7 @@ func (s *Store) NoteLinks(ctx context.Context, id string, p ports.NoteLinksPages
 		" WHERE l.source_id = ? AND l.is_external = 1",
 		" WHERE l.target = ? AND l.is_external = 0",
 	}
+	scopes := ports.NoteLinksScopes(id)
 	var out [3]bounded.Paged[ports.LinkRef]
 	for i, where := range wheres {
 		q := paged{
@@ -477,12 +467,15 @@ func (s *Store) NoteLinks(ctx context.Context, id string, p ports.NoteLinksPages
 		if i == 0 {
 			q.extra, q.extraArgs = []string{foundNote}, []any{id}
 		}
-		page, extra, err := collect(ctx, s, q, reqs[i], scopes[i], ports.BySourcePosition, linkRefRow)
+		page, err := fetch(ctx, s, pages[i], ports.NoteLinksLimits, scopes[i], func(ctx context.Context, req bounded.Request) (bounded.Rows[ports.LinkRef], error) {
+			rows, extra, err := collect(ctx, s, q, req, ports.BySourcePosition, linkRefRow)
+			if err == nil && i == 0 && extra[0] == 0 {
+				err = notFound("note", id)
+			}
+			return rows, err
+		})
 		if err != nil {
 			return ports.NoteLinks{}, err
-		}
-		if i == 0 && extra[0] == 0 {
-			return ports.NoteLinks{}, notFound("note", id)
 		}
 		out[i] = page
 	}
@@ -495,62 +488,58 @@ func (s *Store) NoteLinks(ctx context.Context, id string, p ports.NoteLinksPages
 // their rows. See [ports.Notes].
 func (s *Store) Backlinks(ctx context.Context, id string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
 	scope := ports.Scope("Backlinks", id)
-	req, err := s.request(ports.BacklinksLimits, p, scope)
-	if err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
-	}
-	if err := ports.ValidateQuery("id", id); err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
-	}
-	q := paged{
-		countFrom: "bounded_note_backlinks b WHERE b.target = ?", countArgs: []any{id},
-		page: "SELECT " + noteRefCols + " FROM (SELECT b.source_id AS id FROM bounded_note_backlinks b" +
-			" WHERE b.target = ?{K} ORDER BY {O} {L}) AS k " + s.keyJoin("bounded_notes", "n", "id"),
-		pageArgs: []any{id},
-		keys:     updatedKeys("b.updated_at", "b.source_id"),
-	}
-	page, _, err := collect(ctx, s, q, req, scope, ports.ByUpdatedDesc, noteRefRow)
-	return page, err
+	return fetch(ctx, s, p, ports.BacklinksLimits, scope, func(ctx context.Context, req bounded.Request) (bounded.Rows[ports.NoteRef], error) {
+		if err := ports.ValidateQuery("id", id); err != nil {
+			return bounded.Rows[ports.NoteRef]{}, err
+		}
+		if err := ctx.Err(); err != nil {
+			return bounded.Rows[ports.NoteRef]{}, err
+		}
+		q := paged{
+			countFrom: "bounded_note_backlinks b WHERE b.target = ?", countArgs: []any{id},
+			page: "SELECT " + noteRefCols + " FROM (SELECT b.source_id AS id FROM bounded_note_backlinks b" +
+				" WHERE b.target = ?{K} ORDER BY {O} {L}) AS k " + s.keyJoin("bounded_notes", "n", "id"),
+			pageArgs: []any{id},
+			keys:     updatedKeys("b.updated_at", "b.source_id"),
+		}
+		rows, _, err := collect(ctx, s, q, req, ports.ByUpdatedDesc, noteRefRow)
+		return rows, err
+	})
 }
 
 // Children pages the notes naming id as a parent, ordered by title, then
 // ID. See [ports.Notes].
 func (s *Store) Children(ctx context.Context, id string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
 	scope := ports.Scope("Children", id)
-	req, err := s.request(ports.ChildrenLimits, p, scope)
-	if err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
-	}
-	if err := ports.ValidateQuery("id", id); err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
-	}
-	// Parent edges are stored only for existing notes: every child exists.
-	q := paged{
-		countFrom: "bounded_note_parents r WHERE r.parent_id = ?", countArgs: []any{id},
-		extra: []string{foundNote}, extraArgs: []any{id},
-		page: "SELECT " + noteRefCols + " FROM bounded_note_parents r JOIN bounded_notes n ON n.id = r.note_id" +
-			" WHERE r.parent_id = ?{K} ORDER BY {O}",
-		pageArgs: []any{id},
-		keys:     titleKeys,
-	}
-	return s.noteRefsOf(ctx, q, req, scope, id)
+	return fetch(ctx, s, p, ports.ChildrenLimits, scope, func(ctx context.Context, req bounded.Request) (bounded.Rows[ports.NoteRef], error) {
+		if err := ports.ValidateQuery("id", id); err != nil {
+			return bounded.Rows[ports.NoteRef]{}, err
+		}
+		if err := ctx.Err(); err != nil {
+			return bounded.Rows[ports.NoteRef]{}, err
+		}
+		// Parent edges are stored only for existing notes: every child exists.
+		q := paged{
+			countFrom: "bounded_note_parents r WHERE r.parent_id = ?", countArgs: []any{id},
+			extra: []string{foundNote}, extraArgs: []any{id},
+			page: "SELECT " + noteRefCols + " FROM bounded_note_parents r JOIN bounded_notes n ON n.id = r.note_id" +
+				" WHERE r.parent_id = ?{K} ORDER BY {O}",
+			pageArgs: []any{id},
+			keys:     titleKeys,
+		}
+		return s.noteRefsOf(ctx, q, req, id)
+	})
 }
 
 // noteRefsOf runs a paged query whose count has a found column (after the
 // total) and returns [ports.ErrNotFound] when note id does not exist.
-func (s *Store) noteRefsOf(ctx context.Context, q paged, req bounded.Request, scope, id string) (bounded.Paged[ports.NoteRef], error) {
-	page, ext, err := collect(ctx, s, q, req, scope, ports.ByTitle, noteRefRow)
+func (s *Store) noteRefsOf(ctx context.Context, q paged, req bounded.Request, id string) (bounded.Rows[ports.NoteRef], error) {
+	page, ext, err := collect(ctx, s, q, req, ports.ByTitle, noteRefRow)
 	if err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
+		return bounded.Rows[ports.NoteRef]{}, err
 	}
 	if ext[0] == 0 {
-		return bounded.Paged[ports.NoteRef]{}, notFound("note", id)
+		return bounded.Rows[ports.NoteRef]{}, notFound("note", id)
 	}
 	return page, nil
 }
@@ -559,43 +548,38 @@ func (s *Store) noteRefsOf(ctx context.Context, q paged, req bounded.Request, sc
 // by title, then ID. See [ports.Notes].
 func (s *Store) Parents(ctx context.Context, id string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
 	scope := ports.Scope("Parents", id)
-	req, err := s.request(ports.ParentsLimits, p, scope)
-	if err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
-	}
-	if err := ports.ValidateQuery("id", id); err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return bounded.Paged[ports.NoteRef]{}, err
-	}
-	const from = "bounded_note_parents r JOIN bounded_notes n ON n.id = r.parent_id WHERE r.note_id = ?"
-	q := paged{
-		countFrom: from, countArgs: []any{id},
-		extra: []string{foundNote}, extraArgs: []any{id},
-		page:     "SELECT " + noteRefCols + " FROM " + from + "{K} ORDER BY {O}",
-		pageArgs: []any{id},
-		keys:     titleKeys,
-	}
-	return s.noteRefsOf(ctx, q, req, scope, id)
+	return fetch(ctx, s, p, ports.ParentsLimits, scope, func(ctx context.Context, req bounded.Request) (bounded.Rows[ports.NoteRef], error) {
+		if err := ports.ValidateQuery("id", id); err != nil {
+			return bounded.Rows[ports.NoteRef]{}, err
+		}
+		if err := ctx.Err(); err != nil {
+			return bounded.Rows[ports.NoteRef]{}, err
+		}
+		const from = "bounded_note_parents r JOIN bounded_notes n ON n.id = r.parent_id WHERE r.note_id = ?"
+		q := paged{
+			countFrom: from, countArgs: []any{id},
+			extra: []string{foundNote}, extraArgs: []any{id},
+			page:     "SELECT " + noteRefCols + " FROM " + from + "{K} ORDER BY {O}",
+			pageArgs: []any{id},
+			keys:     titleKeys,
+		}
+		return s.noteRefsOf(ctx, q, req, id)
+	})
 }
 
 // RelatedNotes pages the notes related to id, scored and ordered in SQL
 // (score descending, then ID). See [ports.Notes].
 func (s *Store) RelatedNotes(ctx context.Context, id string, p bounded.Page) (bounded.Paged[ports.Related], error) {
 	scope := ports.Scope("RelatedNotes", id)
-	req, err := s.request(ports.RelatedNotesLimits, p, scope)
-	if err != nil {
-		return bounded.Paged[ports.Related]{}, err
-	}
-	if err := ports.ValidateQuery("id", id); err != nil {
-		return bounded.Paged[ports.Related]{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return bounded.Paged[ports.Related]{}, err
-	}
-	q := paged{
-		with: `WITH base_tags AS (SELECT tag FROM bounded_note_tags WHERE note_id = ?),
+	return fetch(ctx, s, p, ports.RelatedNotesLimits, scope, func(ctx context.Context, req bounded.Request) (bounded.Rows[ports.Related], error) {
+		if err := ports.ValidateQuery("id", id); err != nil {
+			return bounded.Rows[ports.Related]{}, err
+		}
+		if err := ctx.Err(); err != nil {
+			return bounded.Rows[ports.Related]{}, err
+		}
+		q := paged{
+			with: `WITH base_tags AS (SELECT tag FROM bounded_note_tags WHERE note_id = ?),
 		base_targets AS (SELECT DISTINCT target FROM bounded_note_links WHERE source_id = ? AND is_external = 0),
 		st AS (SELECT t.note_id AS id, count(*) AS c FROM bounded_note_tags t JOIN base_tags b ON b.tag = t.tag GROUP BY t.note_id),
 		sl AS (SELECT x.source_id AS id, count(*) AS c FROM (
@@ -616,30 +600,31 @@ func (s *Store) RelatedNotes(ctx context.Context, id string, p bounded.Page) (bo
 			WHERE n.id <> ?
 		),
 		rel AS (SELECT scored.*, shared_tags + shared_links + CASE WHEN links_to = 1 OR linked_from = 1 THEN 2 ELSE 0 END AS score FROM scored)`,
-		withArgs:  []any{id, id, id, id},
-		countFrom: "rel",
-		extra:     []string{foundNote}, extraArgs: []any{id},
-		page: "SELECT id, title, tags, updated_at, shared_tags, shared_links, links_to, linked_from, score FROM rel WHERE 1 = 1{K} ORDER BY {O}",
-		keys: []key{{inner: "score", outer: "p.score", desc: true, num: true}, {inner: "id", outer: "p.id"}},
-	}
-	page, ext, err := collect(ctx, s, q, req, scope, ports.ByRelatedScore, func(counts []any, rows *sql.Rows) (ports.Related, bool, error) {
-		var r noteRow
-		var tags, links, to, from, score int64
-		if err := rows.Scan(append(counts, nstr{&r.id}, nstr{&r.title}, nstr{&r.tags}, nint{&r.updated},
-			nint{&tags}, nint{&links}, nint{&to}, nint{&from}, nint{&score})...); err != nil {
-			return ports.Related{}, false, err
+			withArgs:  []any{id, id, id, id},
+			countFrom: "rel",
+			extra:     []string{foundNote}, extraArgs: []any{id},
+			page: "SELECT id, title, tags, updated_at, shared_tags, shared_links, links_to, linked_from, score FROM rel WHERE 1 = 1{K} ORDER BY {O}",
+			keys: []key{{inner: "score", outer: "p.score", desc: true, num: true}, {inner: "id", outer: "p.id"}},
 		}
-		if r.id == "" {
-			return ports.Related{}, false, nil
+		page, ext, err := collect(ctx, s, q, req, ports.ByRelatedScore, func(counts []any, rows *sql.Rows) (ports.Related, bool, error) {
+			var r noteRow
+			var tags, links, to, from, score int64
+			if err := rows.Scan(append(counts, nstr{&r.id}, nstr{&r.title}, nstr{&r.tags}, nint{&r.updated},
+				nint{&tags}, nint{&links}, nint{&to}, nint{&from}, nint{&score})...); err != nil {
+				return ports.Related{}, false, err
+			}
+			if r.id == "" {
+				return ports.Related{}, false, nil
+			}
+			ref, err := r.ref()
+			return ports.Related{NoteRef: ref, Score: int(score), SharedTags: int(tags), SharedLinks: int(links), LinksTo: to == 1, LinkedFrom: from == 1}, err == nil, err
+		})
+		if err != nil {
+			return bounded.Rows[ports.Related]{}, err
 		}
-		ref, err := r.ref()
-		return ports.Related{NoteRef: ref, Score: int(score), SharedTags: int(tags), SharedLinks: int(links), LinksTo: to == 1, LinkedFrom: from == 1}, err == nil, err
+		if ext[0] == 0 {
+			return bounded.Rows[ports.Related]{}, notFound("note", id)
+		}
+		return page, nil
 	})
-	if err != nil {
-		return bounded.Paged[ports.Related]{}, err
-	}
-	if ext[0] == 0 {
-		return bounded.Paged[ports.Related]{}, notFound("note", id)
-	}
-	return page, nil
 }

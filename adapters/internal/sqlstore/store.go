@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 	"github.com/boundedkit/bounded/ports"
 	"github.com/uptrace/bun"
 )
@@ -59,12 +60,6 @@ func New(ctx context.Context, db bun.IDB, d Dialect) (*Store, error) {
 
 // DB returns the database the store uses.
 func (s *Store) DB() bun.IDB { return s.db }
-
-// request validates p against l and decodes its cursor for scope with
-// the store's codec ([bounded.Limits.NormalizeCursor]).
-func (s *Store) request(l bounded.Limits, p bounded.Page, scope string) (bounded.Request, error) {
-	return l.NormalizeCursor(p, bounded.CursorCodec{Key: s.d.CursorKey}, scope)
-}
 
 // key is one sort key of a paged query, in the order of the method's
 // [ports.Order] and with its direction.
@@ -124,9 +119,9 @@ type paged struct {
 // range on the first key alone (a <= ?) through which the index is entered
 // near the cursor (the negated comparison filters the few ties); text keys in opposite directions fall back to
 // the expanded OR form. A nullable key compares as two: whether it is
-// NULL (NULLs last, as [orderBy] sorts them and [bounded.CompareKeys]
+// NULL (NULLs last, as [orderBy] sorts them and [driver.CompareKeys]
 // compares them) and its value with NULL read as zero.
-func keyset(keys []key, at *bounded.Cursor) (string, []any, error) {
+func keyset(keys []key, at *driver.Cursor) (string, []any, error) {
 	if len(at.Keys) != len(keys) {
 		return "", nil, fmt.Errorf("%w: %d keys, want %d", bounded.ErrInvalidCursor, len(at.Keys), len(keys))
 	}
@@ -377,18 +372,17 @@ func (s *Store) run(ctx context.Context, q paged, req bounded.Request, scan func
 	return s.query(ctx, b.String(), args, scan)
 }
 
-// collect runs q for req with [Store.run] and returns its page: row scans
-// one row, given the count columns to scan first (the total, then one per
-// extra column), and returns the item and whether the row holds one (false
-// for the NULL row of an empty page). The page's info and cursors (for
-// scope, with the keys of o) are derived as every store derives them
-// ([bounded.Request.Finish], [bounded.PageInfo.SetCursors],
-// [bounded.CursorsAt]). It also returns the extra count columns.
-func collect[T any](ctx context.Context, s *Store, q paged, req bounded.Request, scope string, o ports.Order[T],
-	row func(counts []any, rows *sql.Rows) (T, bool, error)) (bounded.Paged[T], []int64, error) {
+// collect runs q for req with [Store.run] and returns its rows as a
+// [bounded.Source] does (the count, HasMore from the row read past the
+// page, the keys of o): row scans one row, given the count columns to scan
+// first (the total, then one per extra column), and returns the item and
+// whether the row holds one (false for the NULL row of an empty page). It
+// also returns the extra count columns.
+func collect[T any](ctx context.Context, s *Store, q paged, req bounded.Request, o ports.Order[T],
+	row func(counts []any, rows *sql.Rows) (T, bool, error)) (bounded.Rows[T], []int64, error) {
 	if req.At != nil {
 		if err := o.Check(req.At.Keys); err != nil {
-			return bounded.Paged[T]{}, nil, err
+			return bounded.Rows[T]{}, nil, err
 		}
 	}
 	var total int64
@@ -406,12 +400,7 @@ func collect[T any](ctx context.Context, s *Store, q paged, req bounded.Request,
 		return err
 	})
 	if err != nil {
-		return bounded.Paged[T]{}, nil, err
-	}
-	if req.NeedsExactTotal(len(items)) {
-		// Past the end: the exact total names the last page. One more
-		// statement, on this path only.
-		return collect(ctx, s, q, req.Exact(), scope, o, row)
+		return bounded.Rows[T]{}, nil, err
 	}
 	more := len(items) > req.Limit
 	if more {
@@ -420,14 +409,22 @@ func collect[T any](ctx context.Context, s *Store, q paged, req bounded.Request,
 	if req.Backward() {
 		slices.Reverse(items)
 	}
-	info := req.Finish(len(items), more, int(total))
-	codec := bounded.CursorCodec{Key: s.d.CursorKey}
-	if len(items) > 0 {
-		if err := info.SetCursors(codec, scope, o.Keys(items[0]), o.Keys(items[len(items)-1]), req.Backward() && more); err != nil {
-			return bounded.Paged[T]{}, nil, err
-		}
-	}
-	return bounded.Paged[T]{Items: items, Page: info, CursorAt: bounded.CursorsAt(codec, scope, info.Offset, items, o.Keys)}, extra, nil
+	return bounded.Rows[T]{Items: items, More: more, Count: int(total), Keys: o.Keys}, extra, nil
+}
+
+// source is a [bounded.Source] made of a method's query.
+type source[T any] func(ctx context.Context, req bounded.Request) (bounded.Rows[T], error)
+
+func (f source[T]) Fetch(ctx context.Context, req bounded.Request) (bounded.Rows[T], error) {
+	return f(ctx, req)
+}
+
+// fetch returns the page p of read, limited by l, its cursors bound to
+// scope and signed with the store's key: [bounded.FetchPage] validates p,
+// calls read (again with an exact count for a page past the end) and
+// builds the page's totals and cursors.
+func fetch[T any](ctx context.Context, s *Store, p bounded.Page, l bounded.Limits, scope string, read source[T]) (bounded.Paged[T], error) {
+	return bounded.FetchPage(ctx, read, scope, p, l, driver.Codec{Key: s.d.CursorKey})
 }
 
 // keyJoin joins the rows of table (as alias) whose key column equals k.id,

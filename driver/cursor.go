@@ -1,0 +1,443 @@
+package driver
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Cursor is the position an opaque cursor string carries: the sort-key
+// values of the item at the edge of the page that issued it, the direction
+// to read from there, and the offset it stands for.
+//
+// [bounded.FetchPage] encodes a page's cursors with [Codec.Encode] and
+// decodes the caller's with [Codec.Decode]; a store reads the decoded
+// Cursor in [bounded.Request].At. The string is opaque to callers.
+type Cursor struct {
+	// Backward: the cursor fetches the items before Keys (the page before
+	// the one that issued it), in the method's order; otherwise the items
+	// after Keys.
+	Backward bool
+	// Offset is the 0-based position the cursor stands for: for a forward
+	// cursor, that of the first item after Keys; for a backward one, that
+	// of the item with Keys. It is exact when nothing was written since
+	// the cursor was issued, and only reported (never used to skip items)
+	// otherwise.
+	Offset int
+	// Keys are the edge item's sort-key values, in the method's key order,
+	// ending with its unique id. Each is nil, bool, int64 (or int, which
+	// decodes as int64), float64 or string; other types do not encode.
+	Keys []any
+}
+
+// Version is the version byte of the cursors [Codec] writes; a
+// cursor of another version is [ErrInvalidCursor].
+const Version = 1
+
+// MaxCursorBytes is the longest cursor string [Codec.Decode] reads;
+// longer ones are [ErrInvalidCursor] without being decoded.
+const MaxCursorBytes = 64 << 10
+
+// Why a cursor was rejected: [Codec.Decode] returns errors wrapping
+// [ErrInvalidCursor] and, where it applies, one of these (errors.Is
+// matches both).
+var (
+	// ErrCursorTampered: the cursor's checksum or signature does not match
+	// its contents: it was altered, truncated, or signed with another key.
+	ErrCursorTampered = errors.New("bounded: cursor checksum or signature mismatch")
+	// ErrCursorForeign: the cursor was issued for another method or query
+	// (another tool, other arguments, another filter).
+	ErrCursorForeign = errors.New("bounded: cursor belongs to another query")
+)
+
+// Codec encodes and decodes cursors. The zero value is ready to use.
+//
+// A cursor is the URL-safe, unpadded base64 of: a version byte, a flags
+// byte (direction, signed), an 8-byte hash of the scope it was issued for,
+// the offset, the keys (each tagged with its type), and a tag over all of
+// that: the first 16 bytes of HMAC-SHA256 under Key when Key is set, the
+// first 8 bytes of SHA-256 otherwise.
+//
+// The scope binds a cursor to its query: a store passes the method's name
+// and every argument that selects or orders the results (not the page), so
+// that a cursor replayed on another method, another tool or another query is
+// [ErrCursorForeign]. Without a Key, the checksum catches corruption and
+// casual edits, but anyone can compute it: a caller could forge a cursor for
+// the same query that starts anywhere in its results (never in another
+// query's). With a Key, a cursor the store did not issue is
+// [ErrCursorTampered].
+type Codec struct {
+	// Key, when set, signs cursors with HMAC-SHA256. Every store instance
+	// that must accept a cursor needs the same Key; changing it invalidates
+	// every cursor issued before.
+	Key []byte
+}
+
+const (
+	cursorBackward = 1 << 0
+	cursorSigned   = 1 << 1
+	cursorFlags    = cursorBackward | cursorSigned
+)
+
+const (
+	keyNil byte = iota
+	keyFalse
+	keyTrue
+	keyInt
+	keyFloat
+	keyString
+)
+
+// scopeHash is the first 8 bytes of SHA-256 of the scope.
+func scopeHash(scope string) [8]byte {
+	sum := sha256.Sum256([]byte(scope))
+	var h [8]byte
+	copy(h[:], sum[:8])
+	return h
+}
+
+func (c Codec) tag(payload []byte) []byte {
+	if len(c.Key) > 0 {
+		m := hmac.New(sha256.New, c.Key)
+		m.Write(payload)
+		return m.Sum(nil)[:16]
+	}
+	sum := sha256.Sum256(payload)
+	return sum[:8]
+}
+
+// Encode returns the cursor string of cur for scope. It returns an error
+// wrapping [ErrInvalidCursor] when a key has a type a cursor cannot hold,
+// or cur.Offset is outside [0, MaxOffset].
+func (c Codec) Encode(scope string, cur Cursor) (string, error) {
+	if cur.Offset < 0 || cur.Offset > MaxOffset {
+		return "", fmt.Errorf("%w: offset %d is outside [0, %d]", ErrInvalidCursor, cur.Offset, MaxOffset)
+	}
+	b := make([]byte, 0, 32+16*len(cur.Keys))
+	var flags byte
+	if cur.Backward {
+		flags |= cursorBackward
+	}
+	if len(c.Key) > 0 {
+		flags |= cursorSigned
+	}
+	h := scopeHash(scope)
+	b = append(b, Version, flags)
+	b = append(b, h[:]...)
+	b = binary.AppendUvarint(b, uint64(cur.Offset))
+	b = binary.AppendUvarint(b, uint64(len(cur.Keys)))
+	for i, k := range cur.Keys {
+		switch v := k.(type) {
+		case nil:
+			b = append(b, keyNil)
+		case bool:
+			if v {
+				b = append(b, keyTrue)
+			} else {
+				b = append(b, keyFalse)
+			}
+		case int64:
+			b = append(b, keyInt)
+			b = binary.AppendVarint(b, v)
+		case int:
+			b = append(b, keyInt)
+			b = binary.AppendVarint(b, int64(v))
+		case float64:
+			b = append(b, keyFloat)
+			b = binary.BigEndian.AppendUint64(b, math.Float64bits(v))
+		case string:
+			b = append(b, keyString)
+			b = binary.AppendUvarint(b, uint64(len(v)))
+			b = append(b, v...)
+		default:
+			return "", fmt.Errorf("%w: key %d has type %T", ErrInvalidCursor, i, k)
+		}
+	}
+	b = append(b, c.tag(b)...)
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// Decode returns the cursor s encodes, checking that it was issued for
+// scope. It accepts only the strings Encode writes: any other string, even
+// one that decodes to the same cursor (a line break added, unused bits of
+// the last character set, a number written in more bytes), is refused.
+// Every failure wraps [ErrInvalidCursor] and says why: not unpadded
+// URL-safe base64 (with a [base64.CorruptInputError]), too long, an
+// unknown version, a checksum or signature mismatch ([ErrCursorTampered]),
+// another scope ([ErrCursorForeign]), or malformed contents. Keys come back
+// as nil, bool, int64, float64 or string.
+func (c Codec) Decode(scope, s string) (Cursor, error) {
+	if s == "" {
+		return Cursor{}, fmt.Errorf("%w: empty", ErrInvalidCursor)
+	}
+	if len(s) > MaxCursorBytes {
+		return Cursor{}, fmt.Errorf("%w: %d bytes, over the maximum %d", ErrInvalidCursor, len(s), MaxCursorBytes)
+	}
+	for i := 0; i < len(s); i++ {
+		if !isCursorByte(s[i]) {
+			return Cursor{}, fmt.Errorf("%w: not a cursor: %w", ErrInvalidCursor, base64.CorruptInputError(i))
+		}
+	}
+	// Strict: a string whose unused last bits are set decodes to the bytes
+	// of another, and is refused, so that one cursor has one string.
+	b, err := base64.RawURLEncoding.Strict().DecodeString(s)
+	if err != nil {
+		return Cursor{}, fmt.Errorf("%w: not a cursor: %w", ErrInvalidCursor, err)
+	}
+	if len(b) < 2 {
+		return Cursor{}, fmt.Errorf("%w: too short", ErrInvalidCursor)
+	}
+	if b[0] != Version {
+		return Cursor{}, fmt.Errorf("%w: not a cursor this library issued (version %d, want %d)", ErrInvalidCursor, b[0], Version)
+	}
+	flags := b[1]
+	if flags&^cursorFlags != 0 {
+		return Cursor{}, fmt.Errorf("%w: unknown flags %#x", ErrInvalidCursor, flags)
+	}
+	tagLen := 8
+	if len(c.Key) > 0 {
+		tagLen = 16
+	}
+	signed := flags&cursorSigned != 0
+	switch {
+	case signed && len(c.Key) == 0:
+		return Cursor{}, fmt.Errorf("%w: %w: the cursor is signed and this store has no key", ErrInvalidCursor, ErrCursorTampered)
+	case !signed && len(c.Key) > 0:
+		return Cursor{}, fmt.Errorf("%w: %w: the cursor is not signed", ErrInvalidCursor, ErrCursorTampered)
+	}
+	if len(b) < 2+8+tagLen {
+		return Cursor{}, fmt.Errorf("%w: too short", ErrInvalidCursor)
+	}
+	payload, tag := b[:len(b)-tagLen], b[len(b)-tagLen:]
+	if !hmac.Equal(tag, c.tag(payload)) {
+		return Cursor{}, fmt.Errorf("%w: %w", ErrInvalidCursor, ErrCursorTampered)
+	}
+	if h := scopeHash(scope); !hmac.Equal(payload[2:10], h[:]) {
+		return Cursor{}, fmt.Errorf("%w: %w", ErrInvalidCursor, ErrCursorForeign)
+	}
+	cur := Cursor{Backward: flags&cursorBackward != 0}
+	r := cursorReader{b: payload[10:]}
+	off := r.uvarint()
+	n := r.uvarint()
+	if r.err == nil && off > MaxOffset {
+		r.fail("offset %d is over the maximum %d", off, uint64(MaxOffset))
+	}
+	if r.err == nil && n > uint64(len(r.b)) { // each key takes a byte at least
+		r.fail("%d keys in %d bytes", n, len(r.b))
+	}
+	cur.Offset = int(off)
+	if r.err == nil && n > 0 {
+		cur.Keys = make([]any, 0, n)
+	}
+	for i := uint64(0); r.err == nil && i < n; i++ {
+		cur.Keys = append(cur.Keys, r.key())
+	}
+	if r.err == nil && len(r.b) > 0 {
+		r.fail("%d bytes after the keys", len(r.b))
+	}
+	if r.err != nil {
+		return Cursor{}, fmt.Errorf("%w: %w", ErrInvalidCursor, r.err)
+	}
+	return cur, nil
+}
+
+// isCursorByte reports that c is a character of a cursor string, one of
+// the URL-safe base64 alphabet. (The decoder alone would skip CR and LF.)
+func isCursorByte(c byte) bool {
+	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_'
+}
+
+// cursorReader reads a cursor's payload, keeping the first error.
+type cursorReader struct {
+	b   []byte
+	err error
+}
+
+func (r *cursorReader) fail(format string, args ...any) {
+	if r.err == nil {
+		r.err = fmt.Errorf("malformed: "+format, args...)
+	}
+}
+
+func (r *cursorReader) uvarint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 || !r.minimal(n) {
+		r.fail("bad number")
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+// minimal reports that the varint in the first n bytes of r.b is written
+// in as few bytes as [binary.AppendUvarint] writes it: only the one-byte
+// form of 0 ends with a zero byte. A longer form of the same number would
+// give one cursor another string.
+func (r *cursorReader) minimal(n int) bool { return n == 1 || r.b[n-1] != 0 }
+
+func (r *cursorReader) key() any {
+	if len(r.b) == 0 {
+		r.fail("missing key")
+		return nil
+	}
+	t := r.b[0]
+	r.b = r.b[1:]
+	switch t {
+	case keyNil:
+		return nil
+	case keyFalse:
+		return false
+	case keyTrue:
+		return true
+	case keyInt:
+		v, n := binary.Varint(r.b)
+		if n <= 0 || !r.minimal(n) {
+			r.fail("bad integer key")
+			return nil
+		}
+		r.b = r.b[n:]
+		return v
+	case keyFloat:
+		if len(r.b) < 8 {
+			r.fail("short float key")
+			return nil
+		}
+		v := math.Float64frombits(binary.BigEndian.Uint64(r.b))
+		r.b = r.b[8:]
+		return v
+	case keyString:
+		n := r.uvarint()
+		if r.err != nil {
+			return nil
+		}
+		if n > uint64(len(r.b)) {
+			r.fail("string key of %d bytes in %d", n, len(r.b))
+			return nil
+		}
+		v := string(r.b[:n])
+		r.b = r.b[n:]
+		return v
+	default:
+		r.fail("unknown key type %d", t)
+		return nil
+	}
+}
+
+// CompareKeys compares two key tuples of the same method, a and b, as the
+// method orders its items: desc[i] reports that key i sorts descending.
+// nil sorts after every other value in either direction (NULLS LAST, as the
+// SQL adapters order it); false before true; int64 and float64 compare by
+// value with each other; strings bytewise. Keys of different kinds compare
+// by kind. Missing keys sort first. It returns -1, 0 or +1.
+func CompareKeys(a, b []any, desc []bool) int {
+	for i := range min(len(a), len(b)) {
+		c := compareKey(a[i], b[i])
+		if c == 0 {
+			continue
+		}
+		if a[i] == nil || b[i] == nil {
+			return c // NULLS LAST whatever the direction
+		}
+		if i < len(desc) && desc[i] {
+			return -c
+		}
+		return c
+	}
+	switch {
+	case len(a) < len(b):
+		return -1
+	case len(a) > len(b):
+		return 1
+	}
+	return 0
+}
+
+func keyRank(k any) int {
+	switch k.(type) {
+	case bool:
+		return 0
+	case int64, int, float64:
+		return 1
+	case string:
+		return 2
+	case nil:
+		return 4
+	default:
+		return 3
+	}
+}
+
+func keyFloat64(k any) (float64, int64, bool) {
+	switch v := k.(type) {
+	case int64:
+		return 0, v, true
+	case int:
+		return 0, int64(v), true
+	case float64:
+		return v, 0, false
+	}
+	return 0, 0, false
+}
+
+func compareKey(a, b any) int {
+	ra, rb := keyRank(a), keyRank(b)
+	if ra != rb {
+		if ra < rb {
+			return -1
+		}
+		return 1
+	}
+	switch x := a.(type) {
+	case bool:
+		y := b.(bool)
+		switch {
+		case x == y:
+			return 0
+		case !x:
+			return -1
+		}
+		return 1
+	case string:
+		y := b.(string)
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return 0
+	case nil:
+		return 0
+	}
+	fa, ia, aInt := keyFloat64(a)
+	fb, ib, bInt := keyFloat64(b)
+	if aInt && bInt {
+		switch {
+		case ia < ib:
+			return -1
+		case ia > ib:
+			return 1
+		}
+		return 0
+	}
+	if aInt {
+		fa = float64(ia)
+	}
+	if bInt {
+		fb = float64(ib)
+	}
+	switch {
+	case fa < fb:
+		return -1
+	case fa > fb:
+		return 1
+	}
+	return 0
+}
