@@ -85,7 +85,7 @@ var savedBookmarks = bookmarkStore{
 // call carries the cursor after the last bookmark shown.
 func ExampleSource() {
 	call := bounded.Call{Tool: "list_bookmarks", Paging: bounded.ByCursor}
-	opts := bounded.Options[bookmark]{Limits: bookmarkLimits, CursorKey: bookmarkCodec.Key}
+	opts := bounded.Options[bookmark]{Limits: bookmarkLimits, Cursors: bookmarkCodec}
 	ctx := context.Background()
 	p := bounded.Page{}
 	for {

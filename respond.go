@@ -19,9 +19,11 @@ type Options[T any] struct {
 	Budget Budget
 	// Hints sets how much the hint says.
 	Hints HintStyle
-	// CursorKey, when set, signs the cursors Respond issues (HMAC-SHA256);
-	// every process that must accept them needs the same key.
-	CursorKey []byte
+	// Cursors encodes and checks the cursors Respond issues. The zero
+	// Codec writes unsigned ones; set Key to sign them (every process that
+	// must accept them needs it), Previous to accept those of earlier keys,
+	// TTL to let them expire (see [driver.Codec]).
+	Cursors driver.Codec
 	// Relevance, when set, scores an item; the source must return items in
 	// non-increasing order of it (see [FitInput]).
 	Relevance func(T) float64
@@ -49,7 +51,7 @@ func Respond[T any](ctx context.Context, src Source[T], call Call, p Page, o Opt
 	if err != nil {
 		return Fitted{}, err
 	}
-	pg, err := FetchPage(ctx, src, scope, p, o.Limits, driver.Codec{Key: o.CursorKey})
+	pg, err := FetchPage(ctx, src, scope, p, o.Limits, o.Cursors)
 	if err != nil {
 		return Fitted{}, err
 	}

@@ -116,7 +116,7 @@ func TestRespondCursorScope(t *testing.T) {
 		t.Errorf("keyless source: err %v, want ErrInvalidCursor", err)
 	}
 	signed := o
-	signed.CursorKey = []byte("k")
+	signed.Cursors.Key = []byte("k")
 	if _, err := Respond(context.Background(), src, call, Page{Cursor: cur}, signed); !errors.Is(err, driver.ErrCursorTampered) {
 		t.Errorf("unsigned cursor to a signing source: err %v, want driver.ErrCursorTampered", err)
 	}

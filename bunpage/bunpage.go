@@ -36,7 +36,7 @@
 //
 // Cursors carry the edge item's column values. [bounded.Respond] binds
 // them to the call's tool and arguments and signs them with its
-// Options.CursorKey: build q from those alone, so that a cursor means the
+// Options.Cursors: build q from those alone, so that a cursor means the
 // same rows on every call that accepts it. Fetch checks a cursor's values
 // against the columns before any SQL runs, so a forged one is
 // [bounded.ErrInvalidCursor], never a database error.

@@ -144,7 +144,7 @@ func TestForgedCursors(t *testing.T) {
 }
 
 // TestForgedThroughRespond forges cursors as a caller can without a
-// CursorKey: the header (version, scope) of a cursor Respond issued, new
+// signing key: the header (version, scope) of a cursor Respond issued, new
 // keys, the checksum recomputed. Through bounded.Respond each is
 // ErrInvalidCursor and runs no SQL.
 func TestForgedThroughRespond(t *testing.T) {

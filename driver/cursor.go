@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 )
 
 // Cursor is the position an opaque cursor string carries: the sort-key
@@ -52,15 +53,21 @@ var (
 	// ErrCursorForeign: the cursor was issued for another method or query
 	// (another tool, other arguments, another filter).
 	ErrCursorForeign = errors.New("bounded: cursor belongs to another query")
+	// ErrCursorExpired: the cursor's time ran out ([Codec.TTL]), or it was
+	// signed with a key the codec does not hold (neither Key nor one of
+	// Previous; such an error is [ErrCursorTampered] too). The caller
+	// starts again without it.
+	ErrCursorExpired = errors.New("bounded: cursor expired")
 )
 
 // Codec encodes and decodes cursors. The zero value is ready to use.
 //
 // A cursor is the URL-safe, unpadded base64 of: a version byte, a flags
-// byte (direction, signed), an 8-byte hash of the scope it was issued for,
-// the offset, the keys (each tagged with its type), and a tag over all of
-// that: the first 16 bytes of HMAC-SHA256 under Key when Key is set, the
-// first 8 bytes of SHA-256 otherwise.
+// byte (direction, signed, expiring), an 8-byte hash of the scope it was
+// issued for, when signed the 4-byte id of the signing key, when expiring
+// its expiry (Unix seconds), the offset, the keys (each tagged with its
+// type), and a tag over all of that: the first 16 bytes of HMAC-SHA256
+// under the key when signed, the first 8 bytes of SHA-256 otherwise.
 //
 // The scope binds a cursor to its query: a store passes the method's name
 // and every argument that selects or orders the results (not the page), so
@@ -70,17 +77,32 @@ var (
 // the same query that starts anywhere in its results (never in another
 // query's). With a Key, a cursor the store did not issue is
 // [ErrCursorTampered].
+//
+// Keys rotate without breaking walks in progress: make the new key Key and
+// the old one an element of Previous on every instance, and drop it from
+// Previous once its cursors may be abandoned (or after TTL). A cursor
+// signed with a key the codec does not hold is [ErrCursorExpired].
 type Codec struct {
 	// Key, when set, signs cursors with HMAC-SHA256. Every store instance
-	// that must accept a cursor needs the same Key; changing it invalidates
-	// every cursor issued before.
+	// that must accept a cursor needs it (or has it in Previous).
 	Key []byte
+	// Previous are earlier keys: cursors they signed still decode, and
+	// none is signed with them. Ignored without Key.
+	Previous [][]byte
+	// TTL, when positive, makes the cursors Encode writes expire TTL after
+	// they were written (to the second); an expired cursor is
+	// [ErrCursorExpired]. A cursor that carries an expiry is checked
+	// against it whatever TTL is.
+	TTL time.Duration
+	// Now is the clock of TTL; nil means time.Now.
+	Now func() time.Time
 }
 
 const (
 	cursorBackward = 1 << 0
 	cursorSigned   = 1 << 1
-	cursorFlags    = cursorBackward | cursorSigned
+	cursorExpires  = 1 << 2
+	cursorFlags    = cursorBackward | cursorSigned | cursorExpires
 )
 
 const (
@@ -100,14 +122,68 @@ func scopeHash(scope string) [8]byte {
 	return h
 }
 
-func (c Codec) tag(payload []byte) []byte {
-	if len(c.Key) > 0 {
-		m := hmac.New(sha256.New, c.Key)
+// Clone returns a copy of c that shares no key bytes with it, so that the
+// caller may reuse its slices.
+func (c Codec) Clone() Codec {
+	c.Key = append([]byte(nil), c.Key...)
+	prev := make([][]byte, len(c.Previous))
+	for i, k := range c.Previous {
+		prev[i] = append([]byte(nil), k...)
+	}
+	c.Previous = prev
+	return c
+}
+
+// unknownKey is the cause of a cursor signed with a key the codec does not
+// hold: a retired key, or one that was never the store's. Either way its
+// signature cannot be checked, so it is [ErrCursorTampered] too.
+type unknownKey struct{}
+
+func (unknownKey) Error() string {
+	return "signed with a key this store no longer holds; start again without it"
+}
+
+func (unknownKey) Is(target error) bool { return target == ErrCursorTampered }
+
+// tag is the checksum of payload, or its signature under key.
+func tag(key, payload []byte) []byte {
+	if len(key) > 0 {
+		m := hmac.New(sha256.New, key)
 		m.Write(payload)
 		return m.Sum(nil)[:16]
 	}
 	sum := sha256.Sum256(payload)
 	return sum[:8]
+}
+
+// keyID names a signing key in the cursors it signs without revealing it:
+// the first 4 bytes of HMAC-SHA256 under the key of a fixed label.
+func keyID(key []byte) [4]byte {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte("bounded cursor key id"))
+	var id [4]byte
+	copy(id[:], m.Sum(nil))
+	return id
+}
+
+// verifyKey returns the key of c whose id is id.
+func (c Codec) verifyKey(id []byte) ([]byte, bool) {
+	if k := keyID(c.Key); hmac.Equal(k[:], id) {
+		return c.Key, true
+	}
+	for _, p := range c.Previous {
+		if k := keyID(p); len(p) > 0 && hmac.Equal(k[:], id) {
+			return p, true
+		}
+	}
+	return nil, false
+}
+
+func (c Codec) now() time.Time {
+	if c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
 }
 
 // Encode returns the cursor string of cur for scope. It returns an error
@@ -125,9 +201,20 @@ func (c Codec) Encode(scope string, cur Cursor) (string, error) {
 	if len(c.Key) > 0 {
 		flags |= cursorSigned
 	}
+	if c.TTL > 0 {
+		flags |= cursorExpires
+	}
 	h := scopeHash(scope)
 	b = append(b, Version, flags)
 	b = append(b, h[:]...)
+	if len(c.Key) > 0 {
+		id := keyID(c.Key)
+		b = append(b, id[:]...)
+	}
+	if c.TTL > 0 {
+		// Rounded up to the second: a cursor lives TTL at least.
+		b = binary.AppendUvarint(b, uint64(c.now().Add(c.TTL+time.Second-1).Unix()))
+	}
 	b = binary.AppendUvarint(b, uint64(cur.Offset))
 	b = binary.AppendUvarint(b, uint64(len(cur.Keys)))
 	for i, k := range cur.Keys {
@@ -157,7 +244,7 @@ func (c Codec) Encode(scope string, cur Cursor) (string, error) {
 			return "", fmt.Errorf("%w: key %d has type %T", ErrInvalidCursor, i, k)
 		}
 	}
-	b = append(b, c.tag(b)...)
+	b = append(b, tag(c.Key, b)...)
 	return base64.RawURLEncoding.EncodeToString(b), nil
 }
 
@@ -168,6 +255,7 @@ func (c Codec) Encode(scope string, cur Cursor) (string, error) {
 // Every failure wraps [ErrInvalidCursor] and says why: not unpadded
 // URL-safe base64 (with a [base64.CorruptInputError]), too long, an
 // unknown version, a checksum or signature mismatch ([ErrCursorTampered]),
+// a key the codec does not hold or an expiry passed ([ErrCursorExpired]),
 // another scope ([ErrCursorForeign]), or malformed contents. Keys come back
 // as nil, bool, int64, float64 or string.
 func (c Codec) Decode(scope, s string) (Cursor, error) {
@@ -198,10 +286,6 @@ func (c Codec) Decode(scope, s string) (Cursor, error) {
 	if flags&^cursorFlags != 0 {
 		return Cursor{}, fmt.Errorf("%w: unknown flags %#x", ErrInvalidCursor, flags)
 	}
-	tagLen := 8
-	if len(c.Key) > 0 {
-		tagLen = 16
-	}
 	signed := flags&cursorSigned != 0
 	switch {
 	case signed && len(c.Key) == 0:
@@ -209,18 +293,41 @@ func (c Codec) Decode(scope, s string) (Cursor, error) {
 	case !signed && len(c.Key) > 0:
 		return Cursor{}, fmt.Errorf("%w: %w: the cursor is not signed", ErrInvalidCursor, ErrCursorTampered)
 	}
-	if len(b) < 2+8+tagLen {
+	tagLen, head := 8, 10
+	var key []byte
+	if signed {
+		tagLen, head = 16, 14
+		if len(b) < head+tagLen {
+			return Cursor{}, fmt.Errorf("%w: too short", ErrInvalidCursor)
+		}
+		var ok bool
+		if key, ok = c.verifyKey(b[10:14]); !ok {
+			return Cursor{}, fmt.Errorf("%w: %w: %w", ErrInvalidCursor, ErrCursorExpired, unknownKey{})
+		}
+	}
+	if len(b) < head+tagLen {
 		return Cursor{}, fmt.Errorf("%w: too short", ErrInvalidCursor)
 	}
-	payload, tag := b[:len(b)-tagLen], b[len(b)-tagLen:]
-	if !hmac.Equal(tag, c.tag(payload)) {
+	payload, sum := b[:len(b)-tagLen], b[len(b)-tagLen:]
+	if !hmac.Equal(sum, tag(key, payload)) {
 		return Cursor{}, fmt.Errorf("%w: %w", ErrInvalidCursor, ErrCursorTampered)
 	}
 	if h := scopeHash(scope); !hmac.Equal(payload[2:10], h[:]) {
 		return Cursor{}, fmt.Errorf("%w: %w", ErrInvalidCursor, ErrCursorForeign)
 	}
 	cur := Cursor{Backward: flags&cursorBackward != 0}
-	r := cursorReader{b: payload[10:]}
+	r := cursorReader{b: payload[head:]}
+	if flags&cursorExpires != 0 {
+		exp := r.uvarint()
+		if r.err == nil && exp > math.MaxInt64 {
+			r.fail("expiry %d out of range", exp)
+		}
+		if r.err == nil {
+			if at := time.Unix(int64(exp), 0); c.now().After(at) {
+				return Cursor{}, fmt.Errorf("%w: %w at %s; start again without it", ErrInvalidCursor, ErrCursorExpired, at.UTC().Format(time.RFC3339))
+			}
+		}
+	}
 	off := r.uvarint()
 	n := r.uvarint()
 	if r.err == nil && off > MaxOffset {

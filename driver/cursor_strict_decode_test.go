@@ -111,8 +111,12 @@ func payloadCursor(codec Codec, backward bool, scope string, payload []byte) str
 	}
 	h := scopeHash(scope)
 	b := append([]byte{Version, flags}, h[:]...)
+	if len(codec.Key) > 0 {
+		id := keyID(codec.Key)
+		b = append(b, id[:]...)
+	}
 	b = append(b, payload...)
-	b = append(b, codec.tag(b)...)
+	b = append(b, tag(codec.Key, b)...)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 

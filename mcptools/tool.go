@@ -37,10 +37,10 @@ type Options[T any] struct {
 	Count bounded.CountMode
 	// Hints sets how much the hint says.
 	Hints bounded.HintStyle
-	// CursorKey, when set, signs the cursors issued (see
+	// Cursors encodes and checks the cursors issued (see
 	// bounded.Options). AddPagedTool does not use it: its store issues
 	// the cursors.
-	CursorKey []byte
+	Cursors driver.Codec
 	// Relevance, Clip and Content are bounded.Options' fields of the same
 	// names: most relevant first, and content clipped by the number of
 	// results.
@@ -82,7 +82,7 @@ type PageHandler[In, T any] func(ctx context.Context, req *mcp.CallToolRequest, 
 // another query and h's errors are results with isError set and a
 // message that says what to change, never protocol errors.
 func AddTool[In, T any](s *mcp.Server, t *mcp.Tool, o Options[T], h Handler[In, T]) {
-	codec := driver.Codec{Key: o.CursorKey}
+	codec := o.Cursors
 	add(s, t, o, func(ctx context.Context, req *mcp.CallToolRequest, in In, c parsedCall) (bounded.Paged[T], error) {
 		src, err := h(ctx, req, in)
 		if err != nil {
@@ -99,7 +99,7 @@ func AddTool[In, T any](s *mcp.Server, t *mcp.Tool, o Options[T], h Handler[In, 
 // AddPagedTool is [AddTool] for a handler that pages itself: h gets the
 // page the call asks for and returns it, and AddPagedTool clips it by
 // o.Content and fits it into the budget with bounded.Fit. The cursors are
-// the store's: o.CursorKey is not used.
+// the store's: o.Cursors is not used.
 func AddPagedTool[In, T any](s *mcp.Server, t *mcp.Tool, o Options[T], h PageHandler[In, T]) {
 	add(s, t, o, func(ctx context.Context, req *mcp.CallToolRequest, in In, c parsedCall) (bounded.Paged[T], error) {
 		p := c.page

@@ -41,6 +41,14 @@ func WithCursorKey(key []byte) Option {
 	return func(s *Store) { s.codec.Key = append([]byte(nil), key...) }
 }
 
+// WithCursors sets the store's whole cursor codec: its signing key, the
+// previous keys it still accepts while keys rotate, and an expiry (see
+// [driver.Codec]). It replaces what WithCursorKey set.
+func WithCursors(c driver.Codec) Option {
+	c = c.Clone()
+	return func(s *Store) { s.codec = c }
+}
+
 // Every port is implemented by *Store.
 var (
 	_ ports.Notes     = (*Store)(nil)

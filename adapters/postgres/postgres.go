@@ -34,6 +34,7 @@ import (
 	"fmt"
 
 	"github.com/boundedkit/bounded/adapters/internal/sqlstore"
+	"github.com/boundedkit/bounded/driver"
 	"github.com/boundedkit/bounded/ports"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/driver/pgdriver"
@@ -78,9 +79,9 @@ type Option func(*sqlstore.Dialect)
 // memrepo, and the conformance suite may fail on non-ASCII names.
 func PgTrgm() Option {
 	return func(d *sqlstore.Dialect) {
-		key := d.CursorKey
+		cursors := d.Cursors
 		*d = pgTrgmDialect
-		d.CursorKey = key
+		d.Cursors = cursors
 	}
 }
 
@@ -90,7 +91,15 @@ func PgTrgm() Option {
 // cursors needs the same key. Without it cursors carry a checksum, which
 // catches corruption and cursors of other queries but not forgery.
 func CursorKey(key []byte) Option {
-	return func(d *sqlstore.Dialect) { d.CursorKey = append([]byte(nil), key...) }
+	return func(d *sqlstore.Dialect) { d.Cursors.Key = append([]byte(nil), key...) }
+}
+
+// Cursors sets the store's whole cursor codec: its signing key, the
+// previous keys whose cursors it still accepts while keys rotate, and an
+// expiry (see [driver.Codec]). It replaces what CursorKey set.
+func Cursors(c driver.Codec) Option {
+	c = c.Clone()
+	return func(d *sqlstore.Dialect) { d.Cursors = c }
 }
 
 // Store implements [ports.Notes], [ports.Knowledge], [ports.History] and

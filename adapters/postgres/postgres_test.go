@@ -13,17 +13,19 @@ import (
 
 	"database/sql"
 	"database/sql/driver"
+	"time"
+
 	"github.com/boundedkit/bounded"
 	"github.com/boundedkit/bounded/adapters/internal/adaptertest"
 	"github.com/boundedkit/bounded/adapters/postgres"
 	"github.com/boundedkit/bounded/conformance"
+	bdriver "github.com/boundedkit/bounded/driver"
 	"github.com/boundedkit/bounded/memrepo"
 	"github.com/boundedkit/bounded/ports"
 	"github.com/google/go-cmp/cmp"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/driver/pgdriver"
-	"time"
 )
 
 // dsnEnv names the environment variable holding the test database's
@@ -261,5 +263,31 @@ func TestSignedCursors(t *testing.T) {
 			stores = append(stores, s)
 		}
 		return stores[0], stores[1], stores[2]
+	})
+}
+
+func TestRotatedCursors(t *testing.T) {
+	adaptertest.RotatedCursors(t, func(t *testing.T, codecs ...bdriver.Codec) []ports.Notes {
+		u, err := url.Parse(dsn(t))
+		if err != nil {
+			t.Fatalf("%s: %v", dsnEnv, err)
+		}
+		q := u.Query()
+		q.Set("search_path", newSchema(t)+",public")
+		u.RawQuery = q.Encode()
+		var stores []ports.Notes
+		for _, c := range codecs {
+			db, err := postgres.OpenDB(u.String()) // a pool of its own
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			s, err := postgres.New(t.Context(), db, postgres.Cursors(c))
+			if err != nil {
+				t.Fatal(err)
+			}
+			stores = append(stores, s)
+		}
+		return stores
 	})
 }

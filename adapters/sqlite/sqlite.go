@@ -33,6 +33,7 @@ import (
 	"strings"
 
 	"github.com/boundedkit/bounded/adapters/internal/sqlstore"
+	"github.com/boundedkit/bounded/driver"
 	"github.com/boundedkit/bounded/ports"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
@@ -72,7 +73,15 @@ type Option func(*sqlstore.Dialect)
 // cursors needs the same key. Without it cursors carry a checksum, which
 // catches corruption and cursors of other queries but not forgery.
 func CursorKey(key []byte) Option {
-	return func(d *sqlstore.Dialect) { d.CursorKey = append([]byte(nil), key...) }
+	return func(d *sqlstore.Dialect) { d.Cursors.Key = append([]byte(nil), key...) }
+}
+
+// Cursors sets the store's whole cursor codec: its signing key, the
+// previous keys whose cursors it still accepts while keys rotate, and an
+// expiry (see [driver.Codec]). It replaces what CursorKey set.
+func Cursors(c driver.Codec) Option {
+	c = c.Clone()
+	return func(d *sqlstore.Dialect) { d.Cursors = c }
 }
 
 // New creates the schema on db if it is missing and returns a store using

@@ -8,6 +8,7 @@ import (
 	"github.com/boundedkit/bounded/adapters/internal/adaptertest"
 	"github.com/boundedkit/bounded/adapters/sqlite"
 	"github.com/boundedkit/bounded/conformance"
+	"github.com/boundedkit/bounded/driver"
 	"github.com/boundedkit/bounded/ports"
 	"github.com/uptrace/bun"
 )
@@ -76,5 +77,21 @@ func TestSignedCursors(t *testing.T) {
 			stores = append(stores, s)
 		}
 		return stores[0], stores[1], stores[2]
+	})
+}
+
+func TestRotatedCursors(t *testing.T) {
+	adaptertest.RotatedCursors(t, func(t *testing.T, codecs ...driver.Codec) []ports.Notes {
+		path := filepath.Join(t.TempDir(), "rotated.db")
+		var stores []ports.Notes
+		for _, c := range codecs {
+			s, db, err := sqlite.Open(t.Context(), path, sqlite.Cursors(c))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			stores = append(stores, s)
+		}
+		return stores
 	})
 }

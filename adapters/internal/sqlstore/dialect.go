@@ -1,5 +1,7 @@
 package sqlstore
 
+import "github.com/boundedkit/bounded/driver"
+
 // Fuzzy names how an engine computes the trigram similarity of
 // [ports.Similarity] for fuzzy SearchNodes.
 type Fuzzy uint8
@@ -54,10 +56,10 @@ type Dialect struct {
 	// SchemaAfter holds engine-only DDL run after the shared tables
 	// (Postgres: the GIN trigram index on entity names).
 	SchemaAfter []string
-	// CursorKey, when set, signs the store's cursors with HMAC-SHA256
-	// (see [driver.Codec]); without it they carry a checksum. It is
+	// Cursors encodes, signs and checks the store's cursors (see
+	// [driver.Codec]; the zero Codec: unsigned, with a checksum). It is
 	// not an engine difference: the adapters' options set it.
-	CursorKey []byte
+	Cursors driver.Codec
 	// Float8 wraps a SQL expression of type real (float4) so that it is
 	// scanned as an exact float64; "" leaves it as it is. Postgres:
 	// "(%s)::float8", because a float4 printed as text and parsed as a

@@ -424,7 +424,7 @@ func (f source[T]) Fetch(ctx context.Context, req bounded.Request) (bounded.Rows
 // calls read (again with an exact count for a page past the end) and
 // builds the page's totals and cursors.
 func fetch[T any](ctx context.Context, s *Store, p bounded.Page, l bounded.Limits, scope string, read source[T]) (bounded.Paged[T], error) {
-	return bounded.FetchPage(ctx, read, scope, p, l, driver.Codec{Key: s.d.CursorKey})
+	return bounded.FetchPage(ctx, read, scope, p, l, s.d.Cursors)
 }
 
 // keyJoin joins the rows of table (as alias) whose key column equals k.id,
