@@ -9,27 +9,41 @@
 // budget, with a hint and the next call's arguments, as text and as
 // structuredContent.
 //
-//	go run ./examples/mcpserver                       # SQLite in a temporary file
-//	go run ./examples/mcpserver -db bounded.db        # SQLite in a file that stays
+//	go run ./examples/mcpserver                       # the demo vault, SQLite in the user cache directory
+//	go run ./examples/mcpserver -vault ~/my-vault     # your vault
+//	go run ./examples/mcpserver -db bounded.db        # SQLite in a file of your choice
 //	go run ./examples/mcpserver -pg 'postgres://postgres@127.0.0.1:5432/test?sslmode=disable'
 //
 // Register it with an MCP client as a stdio server, for example
 //
-//	{"mcpServers": {"bounded": {"command": "go", "args": ["run", "./examples/mcpserver", "-db", "bounded.db"]}}}
+//	{"mcpServers": {"bounded": {"command": "go", "args": ["run", "./examples/mcpserver", "-vault", "/path/to/vault"]}}}
 //
-// or try it by hand with the MCP Inspector's command line:
+// or try it by hand with the MCP Inspector's command line (README.md has
+// the figures of a vault of 6,400 notes):
 //
 //	go build -o /tmp/mcpserver ./examples/mcpserver
 //	npx @modelcontextprotocol/inspector --cli /tmp/mcpserver --method tools/list
 //	npx @modelcontextprotocol/inspector --cli /tmp/mcpserver --method tools/call --tool-name list_deploys --tool-arg status=failed
 //
-// On start it loads demo data into the store: the notes of the vault (-vault,
-// default the demo vault of examples/notes), a knowledge graph of one entity
-// per note, the response history of two endpoints (orders-api, 30 runs, and
-// billing-api, 8), 60 deploys of three services, and a code index of -code
-// (default this repository, found from the current directory up; "-" for
-// none). Loading is idempotent: a database given with -db or -pg keeps
-// mirroring the vault.
+// It answers at once: initialize and tools/list before any data is
+// loaded. The vault (-vault, default the demo vault of examples/notes) is
+// imported in the background by vault.Importer, with a knowledge graph of
+// one entity per note written beside each note, then this repository's
+// code (-code) is indexed. A tool call made before its data is loaded
+// waits for it up to -wait (2 s; a client that sent a progress token gets
+// progress notifications), then answers from what is loaded so far, and
+// its hint begins by saying so ("Vault import in progress (1,200 of 6,280
+// notes written): results may be incomplete ..."; see
+// mcptools.AddNotice). The database is kept between runs (by
+// default a file in the user cache directory, bounded/mcpserver/ under
+// $XDG_CACHE_HOME or ~/.cache on Linux, one per vault), so a restart
+// imports only the files that changed. The response history of two
+// endpoints (orders-api, 30 runs, and billing-api, 8) and 60 deploys of
+// three services are written before the server answers.
+//
+// The server ends when its client leaves (stdin closes) or on Ctrl-C: the
+// import stops at its batch, which is rolled back, the database is
+// closed, and the next start goes on from there.
 //
 // The whole of list_deploys is one call of mcptools.AddTool: its
 // arguments are a struct, whose schema is inferred as mcp.AddTool infers
@@ -42,12 +56,13 @@
 //
 // Flags:
 //
-//	-db file      the SQLite database (default: a temporary file)
+//	-vault dir    the vault to import (default: the embedded demo vault)
+//	-db file      the SQLite database (default: one in the user cache directory, kept)
 //	-pg dsn       use Postgres at dsn instead of SQLite
-//	-vault dir    the vault to load (default: the embedded demo vault)
 //	-code dir     the tree to index for search_code (default: this repository; - for none)
 //	-mode m       access mode: private, balanced (default) or full
 //	-budget n     the response ceiling in characters (default 45,000)
+//	-wait d       how long a tool call waits for data still loading (default 2s)
 //	-cursor-hints continue every paged tool by cursor in next and the hint
 package main
 
@@ -61,20 +76,14 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/uptrace/bun"
 
 	"github.com/boundedkit/bounded"
-	"github.com/boundedkit/bounded/adapters/postgres"
-	"github.com/boundedkit/bounded/adapters/sqlite"
 	"github.com/boundedkit/bounded/bunpage"
-	"github.com/boundedkit/bounded/examples/codesearch/index"
 	"github.com/boundedkit/bounded/examples/history/runlog"
-	demovault "github.com/boundedkit/bounded/examples/notes/demo-vault"
-	"github.com/boundedkit/bounded/examples/notes/vault"
 	"github.com/boundedkit/bounded/mcptools"
 	"github.com/boundedkit/bounded/ports"
 	"github.com/boundedkit/bounded/tools"
@@ -90,19 +99,24 @@ func main() {
 }
 
 // run serves on stdin and stdout until the client disconnects; logs go to
-// stderr.
-func run(ctx context.Context, args []string, stderr io.Writer) error {
+// stderr. It then stops the loading, if still going, and closes the
+// database.
+func run(ctx context.Context, args []string, stderr io.Writer) (err error) {
 	cfg, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
 	}
-	server, st, err := newServer(ctx, cfg, stderr)
+	srv, err := newServer(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}
-	defer st.close()
+	defer func() { err = errors.Join(err, srv.close()) }()
 	fmt.Fprintln(stderr, "mcpserver: serving the MCP protocol on stdin and stdout: waiting for a client (an MCP client starts this command; Ctrl-C stops it)")
-	return server.Run(ctx, &mcp.StdioTransport{})
+	err = srv.mcp.Run(ctx, &mcp.StdioTransport{})
+	if ctx.Err() != nil {
+		err = nil // Ctrl-C
+	}
+	return err
 }
 
 // config is the server's flags.
@@ -110,18 +124,25 @@ type config struct {
 	db, pg, vault, code, mode string
 	budget                    int
 	cursorHints               bool
+	// wait is how long a tool call waits for the data it reads to load
+	// before it answers from what is loaded.
+	wait time.Duration
+	// vaultFS, when set, is the vault's files instead of -vault's
+	// (tests).
+	vaultFS fs.FS
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	var c config
 	fl := flag.NewFlagSet("mcpserver", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	fl.StringVar(&c.db, "db", "", "the SQLite database `file` (default: a temporary file)")
+	fl.StringVar(&c.db, "db", "", "the SQLite database `file` (default: one in the user cache directory, kept between runs)")
 	fl.StringVar(&c.pg, "pg", "", "use Postgres at `dsn` instead of SQLite")
-	fl.StringVar(&c.vault, "vault", "", "the vault `dir`ectory to load (default: the embedded demo vault)")
+	fl.StringVar(&c.vault, "vault", "", "the vault `dir`ectory to import (default: the embedded demo vault)")
 	fl.StringVar(&c.code, "code", "", "the tree to index for search_code (default: this repository; - for none)")
 	fl.StringVar(&c.mode, "mode", string(ports.Balanced), "access `mode`: private, balanced or full")
 	fl.IntVar(&c.budget, "budget", 0, "the response ceiling in `chars` (default 45,000)")
+	fl.DurationVar(&c.wait, "wait", 2*time.Second, "how long a tool call waits for data still loading before it answers from what is loaded, and says so")
 	fl.BoolVar(&c.cursorHints, "cursor-hints", false, "continue every paged tool by cursor in next and the hint (exact while data changes)")
 	if err := fl.Parse(args); err != nil {
 		return c, err
@@ -132,32 +153,38 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	return c, nil
 }
 
-// store is what the server needs of an adapter: every port.
-type store interface {
-	ports.Notes
-	ports.Knowledge
-	ports.History
-	ports.Code
+// server is the MCP server, its store and the loading of its data.
+type server struct {
+	mcp  *mcp.Server
+	st   *opened
+	load *loader
 }
 
-// opened is an open store, its database, and the function that closes
-// both.
-type opened struct {
-	store store
-	db    *bun.DB
-	close func() error
+// close stops the loading, waiting for it, and closes the store.
+func (s *server) close() error {
+	s.load.stop()
+	return s.st.close()
 }
 
-// newServer opens the store, loads the demo data and returns the MCP server
-// with every tool, and the store.
-func newServer(ctx context.Context, cfg config, stderr io.Writer) (*mcp.Server, *opened, error) {
-	st, err := open(ctx, cfg)
+// newServer opens the store, writes the history and deploys, starts
+// loading the vault and the code in the background, and returns the MCP
+// server with every tool. A vault that cannot be read is an error naming
+// it.
+func newServer(ctx context.Context, cfg config, stderr io.Writer) (*server, error) {
+	src, err := openVault(cfg.vault)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if err := load(ctx, st, cfg, stderr); err != nil {
+	if cfg.vaultFS != nil {
+		src.fsys = cfg.vaultFS
+	}
+	st, err := open(ctx, cfg, src)
+	if err != nil {
+		return nil, err
+	}
+	if err := loadSmall(ctx, st); err != nil {
 		st.close()
-		return nil, nil, err
+		return nil, err
 	}
 	b := bounded.Budget{Logger: slog.New(slog.NewTextHandler(stderr, nil))}
 	if cfg.budget > 0 {
@@ -168,17 +195,20 @@ func newServer(ctx context.Context, cfg config, stderr io.Writer) (*mcp.Server, 
 		Mode: ports.Mode(cfg.mode), Budget: b, CursorHints: cfg.cursorHints})
 	if err != nil {
 		st.close()
-		return nil, nil, err
+		return nil, err
 	}
-	server := mcp.NewServer(&mcp.Implementation{Name: "bounded", Title: "bounded agent tools", Version: "0.1.0"},
-		&mcp.ServerOptions{Instructions: set.Instructions()})
-	mcptools.AddSet(server, set)
+	s := mcp.NewServer(&mcp.Implementation{Name: "bounded", Title: "bounded agent tools", Version: "0.1.0"},
+		&mcp.ServerOptions{Instructions: set.Instructions() + " " + loadingInstructions})
+	mcptools.AddSet(s, set)
 	paging := bounded.ByOffset
 	if cfg.cursorHints {
 		paging = bounded.ByCursor
 	}
-	addDeploys(server, st.db, mcptools.Options[Deploy]{Limits: bounded.Limits{Default: 20, Max: 100}, Paging: paging, Budget: b})
-	return server, st, nil
+	addDeploys(s, st.db, mcptools.Options[Deploy]{Limits: bounded.Limits{Default: 20, Max: 100}, Paging: paging, Budget: b})
+	l := startLoading(ctx, st, src, cfg.code, stderr)
+	mcptools.AddNotice(s, b, l.notice)
+	s.AddReceivingMiddleware(l.waiting(cfg.wait)) // before the notice is read
+	return &server{mcp: s, st: st, load: l}, nil
 }
 
 // Deploy is a row of the deploys table: the application's own data.
@@ -216,81 +246,21 @@ func addDeploys(server *mcp.Server, db *bun.DB, o mcptools.Options[Deploy]) {
 		})
 }
 
-// open opens the SQLite or Postgres store of cfg.
-func open(ctx context.Context, cfg config) (*opened, error) {
-	var (
-		st  store
-		db  *bun.DB
-		err error
-		tmp string
-	)
-	switch {
-	case cfg.pg != "":
-		st, db, err = postgres.Open(ctx, cfg.pg)
-	default:
-		path := cfg.db
-		if path == "" {
-			if tmp, err = os.MkdirTemp("", "bounded-mcp-"); err != nil {
-				return nil, err
-			}
-			path = filepath.Join(tmp, "bounded.db")
-		}
-		st, db, err = sqlite.Open(ctx, path)
-	}
-	if err != nil {
-		if tmp != "" {
-			os.RemoveAll(tmp)
-		}
-		return nil, err
-	}
-	return &opened{store: st, db: db, close: func() error {
-		err := db.Close()
-		if tmp != "" {
-			os.RemoveAll(tmp)
-		}
-		return err
-	}}, nil
-}
-
-// History endpoints loaded on start, and their number of runs.
+// History endpoints written on start, and their number of runs.
 var endpoints = []struct {
 	id   string
 	runs int
 }{{"orders-api", 30}, {"billing-api", 8}}
 
-// load writes the demo data: the vault's notes, a knowledge graph derived
-// from them, the runs of the endpoints, the deploys and the code index.
-func load(ctx context.Context, o *opened, cfg config, stderr io.Writer) error {
-	st := o.store
-	fsys := demovault.FS()
-	if cfg.vault != "" {
-		fsys = os.DirFS(cfg.vault)
-	}
-	rep, err := vault.Import(ctx, fsys, st)
-	if err != nil {
-		return err
-	}
-	for _, fe := range rep.Errors {
-		fmt.Fprintf(stderr, "mcpserver: skipped %s: %v\n", filepath.Join(cfg.vault, fe.Path), fe.Err)
-	}
-	files, _, err := vault.Load(fsys)
-	if err != nil {
-		return err
-	}
-	for _, e := range vault.Entities(files) {
-		if err := st.PutEntity(ctx, e); err != nil {
-			return err
-		}
-	}
+// loadSmall writes the data that takes no time: the runs of the endpoints
+// and the deploys. It is idempotent.
+func loadSmall(ctx context.Context, o *opened) error {
 	for _, ep := range endpoints {
-		if err := runlog.Record(ctx, st, runlog.Runs(ep.id, ep.runs)); err != nil {
+		if err := runlog.Record(ctx, o.store, runlog.Runs(ep.id, ep.runs)); err != nil {
 			return err
 		}
 	}
-	if err := loadDeploys(ctx, o.db); err != nil {
-		return err
-	}
-	return indexCode(ctx, st, cfg.code, stderr)
+	return loadDeploys(ctx, o.db)
 }
 
 // loadDeploys creates the deploys table, if missing, with 60 deploys of
@@ -316,42 +286,4 @@ func loadDeploys(ctx context.Context, db *bun.DB) error {
 	}
 	_, err := db.NewInsert().Model(&deploys).Ignore().Exec(ctx)
 	return err
-}
-
-// indexCode indexes the tree dir ("" for this repository, "-" for none).
-func indexCode(ctx context.Context, st ports.Code, dir string, stderr io.Writer) error {
-	if dir == "-" {
-		return nil
-	}
-	if dir == "" {
-		var err error
-		if dir, err = moduleRoot(); err != nil {
-			fmt.Fprintln(stderr, "mcpserver: no code indexed:", err)
-			return nil
-		}
-	}
-	chunks, _, err := index.Tree(os.DirFS(dir), index.Options{})
-	if err != nil {
-		return err
-	}
-	return st.PutChunks(ctx, chunks)
-}
-
-// moduleRoot returns the folder of the nearest go.mod at or above the
-// current directory.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fs.ErrNotExist
-		}
-		dir = parent
-	}
 }

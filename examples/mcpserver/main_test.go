@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -43,16 +44,35 @@ func codeTree(t *testing.T) string {
 	return dir
 }
 
-// inProcess serves cfg in memory to the SDK's client, and returns the
-// client and the server's store.
+// inProcess serves cfg in memory to the SDK's client once its data is
+// loaded, and returns the client and the server's store. Without -db or
+// -pg, the database is in a temporary folder of t.
 func inProcess(t *testing.T, cfg config) (*mcptoolstest.Client, *opened) {
 	t.Helper()
-	server, st, err := newServer(context.Background(), cfg, io.Discard)
+	if cfg.db == "" && cfg.pg == "" {
+		cfg.db = filepath.Join(t.TempDir(), "b.db")
+	}
+	srv := newTestServer(t, cfg)
+	<-srv.load.done
+	if err := srv.load.importErr; err != nil {
+		t.Fatal(err)
+	}
+	return mcptoolstest.Serve(t, srv.mcp), srv.st
+}
+
+// newTestServer starts the server of cfg, stopped when the test ends.
+func newTestServer(t *testing.T, cfg config) *server {
+	t.Helper()
+	srv, err := newServer(context.Background(), cfg, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { st.close() })
-	return mcptoolstest.Serve(t, server), st
+	t.Cleanup(func() {
+		if err := srv.close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return srv
 }
 
 // build builds the server into a temporary directory of t.
@@ -66,19 +86,57 @@ func build(t *testing.T) string {
 }
 
 // start runs the server bin as a stdio subprocess, as an MCP client
-// would, with env added to the environment, and connects to it.
+// would, with env added to the environment, and connects to it once it
+// says on stderr that its data is loaded.
 func start(t *testing.T, bin string, env []string, args ...string) *mcptoolstest.Client {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), env...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	stderr := newLines("mcpserver: loading done")
+	cmd.Stderr = stderr
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("server stderr:\n%s", stderr.String())
+			t.Logf("server stderr:\n%s", stderr)
 		}
 	})
-	return mcptoolstest.Connect(t, &mcp.CommandTransport{Command: cmd})
+	c := mcptoolstest.Connect(t, &mcp.CommandTransport{Command: cmd})
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	select {
+	case <-stderr.seen:
+	case <-ctx.Done():
+		t.Fatalf("the server did not load its data: %v", ctx.Err())
+	}
+	return c
+}
+
+// lines collects what a process writes, and closes seen when a line
+// holding want has come.
+type lines struct {
+	want string
+	seen chan struct{}
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	done bool
+}
+
+func newLines(want string) *lines { return &lines{want: want, seen: make(chan struct{})} }
+
+func (l *lines) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf.Write(p)
+	if !l.done && strings.Contains(l.buf.String(), l.want+"\n") {
+		l.done = true
+		close(l.seen)
+	}
+	return len(p), nil
+}
+
+func (l *lines) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
 }
 
 // key identifies a result of any tool.
@@ -457,7 +515,7 @@ func TestSubprocess(t *testing.T) {
 	t.Run("demo", func(t *testing.T) {
 		db := filepath.Join(t.TempDir(), "b.db")
 		c := start(t, bin, nil, "-db", db, "-code", code)
-		st, err := open(context.Background(), config{db: db})
+		st, err := open(context.Background(), config{db: db}, source{})
 		if err != nil {
 			t.Fatal(err)
 		}
