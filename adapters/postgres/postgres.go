@@ -79,9 +79,9 @@ type Option func(*sqlstore.Dialect)
 // memrepo, and the conformance suite may fail on non-ASCII names.
 func PgTrgm() Option {
 	return func(d *sqlstore.Dialect) {
-		cursors := d.Cursors
+		cursors, existing := d.Cursors, d.ExistingSchema
 		*d = pgTrgmDialect
-		d.Cursors = cursors
+		d.Cursors, d.ExistingSchema = cursors, existing
 	}
 }
 
@@ -100,6 +100,15 @@ func CursorKey(key []byte) Option {
 func Cursors(c driver.Codec) Option {
 	c = c.Clone()
 	return func(d *sqlstore.Dialect) { d.Cursors = c }
+}
+
+// ExistingSchema makes New use the schema it finds, creating nothing, and
+// fail if it is missing: for a store on a read replica (whose schema the
+// primary's store created), or a role without DDL rights. On a replica,
+// write methods fail with the server's read-only error. See SCALING.md for
+// what replica lag does to a walk.
+func ExistingSchema() Option {
+	return func(d *sqlstore.Dialect) { d.ExistingSchema = true }
 }
 
 // Store implements [ports.Notes], [ports.Knowledge], [ports.History] and

@@ -56,6 +56,10 @@ type Dialect struct {
 	// SchemaAfter holds engine-only DDL run after the shared tables
 	// (Postgres: the GIN trigram index on entity names).
 	SchemaAfter []string
+	// ExistingSchema makes New use the schema as it finds it instead of
+	// creating it: for a read replica, or a role without DDL rights. It is
+	// not an engine difference: the adapters' options set it.
+	ExistingSchema bool
 	// Cursors encodes, signs and checks the store's cursors (see
 	// [driver.Codec]; the zero Codec: unsigned, with a checksum). It is
 	// not an engine difference: the adapters' options set it.

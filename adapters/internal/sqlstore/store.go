@@ -52,6 +52,13 @@ func New(ctx context.Context, db bun.IDB, d Dialect) (*Store, error) {
 	if db == nil {
 		return nil, fmt.Errorf("%s: nil database", d.Name)
 	}
+	if d.ExistingSchema {
+		// Read-only: check that the schema is there, and say so if not.
+		if _, err := db.ExecContext(ctx, "SELECT 1 FROM bounded_notes WHERE 1 = 0"); err != nil {
+			return nil, fmt.Errorf("%s: the schema is missing (create it with a store on the primary first): %w", d.Name, err)
+		}
+		return &Store{db: db, d: d}, nil
+	}
 	if err := createSchema(ctx, db, d); err != nil {
 		return nil, err
 	}
