@@ -1,6 +1,7 @@
 package bounded
 
 import (
+	"math/bits"
 	"sync"
 	"sync/atomic"
 	"unicode"
@@ -9,54 +10,20 @@ import (
 
 // Estimator estimates the tokens of a text without a vocabulary, on the
 // safe side: it counts more tokens than the o200k_base and cl100k_base
-// encodings do (GPT-4o and GPT-4's), by 7 to 15% on the content measured,
-// and at most 2.2% fewer on any JSON response measured ([MaxEstimateError]
-// rounds that up to 3%). It is the token counter of a [Budget] without a
-// Tokenizer; package tokenizer has the exact counters.
-//
-// It reads the text once, splitting it as those encodings do before their
-// byte-pair merges (words, case changes inside words, runs of digits, of
-// punctuation and of whitespace), and charges each piece what they charge
-// it on average, raised by a 6% safety factor: a word 1 token and more past
-// 7 letters, digits 1 a group of 3 (exactly), a run of punctuation 1 up to
-// 3 characters ({" ":" "," },{") and more past that and for escapes, a Han
-// character 1.5, a kana 1.1, a Hangul syllable 1.3, an emoji up to 3. So it
-// tells JSON structure, code, prose and CJK text apart by what they are
-// made of, with no switch between kinds.
-//
-// Characters a token, with o200k_base, cl100k_base and the Estimator, and
-// the Estimator's count against the larger exact one, on the corpora of
-// go run ./tokenizer/internal/measure -calibrate (BENCHMARKS.md has the
-// details):
-//
-//	content                                  o200k  cl100k  Estimator  estimate/exact  lowest sample
-//	JSON responses of the tools (14 MB)      3.14   3.14    2.87       +7% to +11%     -2.2%
-//	Go source, GOROOT/src (13.7 MB)          3.01   3.03    2.79       +8%             -30% (1% of 4 KB chunks under -3%)
-//	Markdown notes (the demo vault)          3.47   3.50    3.23       +8%             +1.5%
-//	English prose (the design notes)         4.28   4.32    3.72       +15%            +5%
-//	CJK text                                 1.46   0.99    0.82       +20%            +7%
-//	Cyrillic, Greek, Arabic, Hebrew, ...     3.46   1.84    1.50       +23%            0%
-//
-// Raw Go source is the one corpus where it can count far fewer tokens:
-// rare identifiers and test tables of repeated letters split more than
-// their shape suggests. Inside JSON, where escapes and structure dominate,
-// it stays within 2.2%.
-//
-// It runs at about 3.5 GB/s on long ASCII texts (JSON, prose, code), 1.5
-// GB/s on texts of a few hundred bytes, and 300 MB/s on CJK text, on one
-// core: tables built once from a reference state machine, read two ASCII
-// bytes a lookup, a long text read as three parts at once, and the cost of
-// each non-ASCII rune cached on first use. The zero Estimator is ready to
-// use and safe for concurrent use.
+// encodings do, and on a JSON response at most [MaxEstimateError] fewer
+// than the larger of them. It splits a text as they do before their
+// merges (words, case changes, digits, punctuation, whitespace) and charges
+// each piece what they charge it on average, so JSON, code, prose and CJK
+// text are each counted by what they are made of. On raw source code a
+// short text can count up to 30% under. It is the token counter of a
+// [Budget] without a Tokenizer; BENCHMARKS.md has its calibration. The zero
+// Estimator is ready to use and safe for concurrent use.
 type Estimator struct{}
 
 // MaxEstimateError is the share of tokens the [Estimator] may count under
-// the exact count of a response: 3%, rounded up from the most it was
-// measured to, 2.2% under the larger of the o200k_base and cl100k_base
-// counts of any JSON response of its calibration. Budgets keep their Margin
-// (10% by default) above it; a limit that must hold with no margin, such as
-// the tokens an agent says it has left, can be lowered by this much when
-// the Estimator counts (package tools does).
+// the exact count of a JSON response: 3%. A limit that must hold with no
+// margin, such as the tokens an agent says it has left, can be lowered by
+// this much when the Estimator counts.
 const MaxEstimateError = 0.03
 
 // CountTokens returns the estimated number of tokens of s: 0 for "".
@@ -245,38 +212,90 @@ func scanText[T string | []byte](t *stateTable, s T, milli int64, row uint) (int
 			row = uint(next[p:][row])
 		}
 		if i < len(s) {
-			var n, x int
-			milli, row, n, x = scanUnit(t, s, i, milli, row)
-			i, extra = i+n, extra+x
+			var x int
+			milli, row, i, x = scanMixed(t, s, i, milli, row)
+			extra += x
 		}
 	}
 	return milli, row, extra
 }
 
-// scanUnit runs the state machine over what starts at s[i]: two ASCII
-// bytes, one ASCII byte at the end of s or before a non-ASCII one, or one
-// rune. It returns the cost and row after it, the bytes it read, and those
-// past the first of a multi-byte rune.
-func scanUnit[T string | []byte](t *stateTable, s T, i int, milli int64, row uint) (int64, uint, int, int) {
-	c := s[i]
-	if c < utf8.RuneSelf {
-		if i+1 < len(s) && s[i+1] < utf8.RuneSelf {
-			p := row + uint(t.pairClass[uint16(c)|uint16(s[i+1])<<8])
-			return milli + int64(t.cost[p]), uint(t.next[p]), 2, 0
+// scanMixed runs the state machine over s from s[i] up to 8 bytes of
+// ASCII in a row, or the end of s: ASCII two bytes a lookup where it can,
+// runes one by one. It returns the cost and row after what it read, the
+// offset it stopped at, and the bytes it read past the first of multi-byte
+// runes. It reads at least one byte when the 8 bytes at i are not all
+// ASCII, or fewer than 8 are left.
+func scanMixed[T string | []byte](t *stateTable, s T, i int, milli int64, row uint) (int64, uint, int, int) {
+	extra := 0
+	var page *[256]uint16 // the page of the last rune, for the next
+	pageAt := rune(-1)
+	for i < len(s) {
+		if s[i] < utf8.RuneSelf {
+			// The ASCII bytes up to the next rune, two a lookup.
+			end := len(s)
+			if i+8 <= len(s) {
+				h := load64(s, i) & highBits
+				if h == 0 {
+					break
+				}
+				end = i + bits.TrailingZeros64(h)/8
+			}
+			for ; i+1 < end && s[i]|s[i+1] < utf8.RuneSelf; i += 2 {
+				p := row + uint(t.pairClass[uint16(s[i])|uint16(s[i+1])<<8])
+				milli, row = milli+int64(t.cost[p]), uint(t.next[p])
+			}
+			if i < end && s[i] < utf8.RuneSelf {
+				x := t.one[row/numByteClasses+uint(byteClass[s[i]])]
+				milli, row, i = milli+int64(x>>16), uint(x&0xffff), i+1
+			}
+			continue
 		}
-		x := t.one[row/numByteClasses+uint(byteClass[c])]
-		return milli + int64(x>>16), uint(x & 0xffff), 1, 0
+		r, size := decodeRuneAt(s, i)
+		var cost int64
+		var word bool
+		if r < runePagesEnd && size > 1 {
+			if r>>8 != pageAt {
+				page, pageAt = runePage(r>>8), r>>8
+			}
+			e := page[r&0xff]
+			cost, word = int64(e&^wordBit), e&wordBit != 0
+		} else {
+			cost, word = runeCost(r, size), wordLike(r)
+		}
+		if word {
+			milli += int64(t.settleWord[row/pairRow])
+		} else {
+			milli += int64(t.settlePunct[row/pairRow])
+		}
+		milli, row, i, extra = milli+cost, t.afterRune, i+size, extra+size-1
+	}
+	return milli, row, i, extra
+}
+
+// decodeRuneAt is utf8.DecodeRune of s[i:], s[i] not ASCII, with the
+// runes of 2 and 3 bytes decoded inline.
+func decodeRuneAt[T string | []byte](s T, i int) (rune, int) {
+	switch c := s[i]; {
+	case 0xC2 <= c && c < 0xE0 && i+1 < len(s):
+		if c1 := s[i+1]; c1&0xC0 == 0x80 {
+			return rune(c&0x1F)<<6 | rune(c1&0x3F), 2
+		}
+	case 0xE0 <= c && c < 0xF0 && i+2 < len(s):
+		lo, hi := byte(0x80), byte(0xBF) // the second byte's range
+		switch c {
+		case 0xE0:
+			lo = 0xA0 // not overlong
+		case 0xED:
+			hi = 0x9F // not a surrogate
+		}
+		if c1, c2 := s[i+1], s[i+2]; lo <= c1 && c1 <= hi && c2&0xC0 == 0x80 {
+			return rune(c&0x0F)<<12 | rune(c1&0x3F)<<6 | rune(c2&0x3F), 3
+		}
 	}
 	var buf [utf8.UTFMax]byte
 	n := copy(buf[:], s[i:min(i+utf8.UTFMax, len(s))])
-	r, size := utf8.DecodeRune(buf[:n])
-	cost, word := runeInfo(r, size)
-	if word {
-		milli += int64(t.settleWord[row/pairRow])
-	} else {
-		milli += int64(t.settlePunct[row/pairRow])
-	}
-	return milli + cost, t.afterRune, size, size - 1
+	return utf8.DecodeRune(buf[:n])
 }
 
 // runePages caches runeCost and wordLike for the runes below
@@ -297,12 +316,17 @@ func runeInfo(r rune, size int) (int64, bool) {
 	if r >= runePagesEnd || r == utf8.RuneError && size == 1 {
 		return runeCost(r, size), wordLike(r)
 	}
-	page := runePages[r>>8].Load()
-	if page == nil {
-		page = fillRunePage(r >> 8)
-	}
-	e := page[r&0xff]
+	e := runePage(r >> 8)[r&0xff]
 	return int64(e &^ wordBit), e&wordBit != 0
+}
+
+// runePage returns the page of runePages holding the runes page<<8 to
+// page<<8 + 255, filling it on first use.
+func runePage(page rune) *[256]uint16 {
+	if p := runePages[page].Load(); p != nil {
+		return p
+	}
+	return fillRunePage(page)
 }
 
 // fillRunePage computes and stores the page of runePages holding the
@@ -390,20 +414,20 @@ func scanLanes[T string | []byte](t *stateTable, s T, milli int64, row uint) (in
 		if q == n {
 			continue
 		}
-		// A rune in a part: read up to it, one unit at a time, and go on
-		// with all three.
-		var u, x int
+		// Runes in a part: read it up to 8 bytes of ASCII again, and go
+		// on with all three.
+		var x int
 		if load64(a, i)&highBits != 0 {
-			ma, ra, u, x = scanUnit(t, a, i, ma, ra)
-			i, xa = i+u, xa+x
+			ma, ra, i, x = scanMixed(t, a, i, ma, ra)
+			xa += x
 		}
 		if load64(b, j)&highBits != 0 {
-			mbc, rb, u, x = scanUnit(t, b, j, mbc, rb)
-			j, xbc = j+u, xbc+x
+			mbc, rb, j, x = scanMixed(t, b, j, mbc, rb)
+			xbc += x
 		}
 		if load64(c, k)&highBits != 0 {
-			mbc, rc, u, x = scanUnit(t, c, k, mbc, rc)
-			k, xbc = k+u, xbc+x
+			mbc, rc, k, x = scanMixed(t, c, k, mbc, rc)
+			xbc += x
 		}
 	}
 	ma, ra, x := scanText(t, a[i:], ma, ra)

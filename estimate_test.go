@@ -2,6 +2,7 @@ package bounded
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -340,15 +341,21 @@ func BenchmarkEstimator(b *testing.B) {
 }
 
 // BenchmarkEstimatorKinds estimates 200 KB or so of each kind of content:
-// the tools' JSON, English prose, Go source and CJK text.
+// the tools' JSON, Markdown notes in several scripts (as JSON), English
+// prose, Go source and CJK text.
 func BenchmarkEstimatorKinds(b *testing.B) {
 	_, in, budget := benchInput(400)
 	fd, err := Fit(budget, in)
 	if err != nil {
 		b.Fatal(err)
 	}
+	notes, err := json.Marshal(benchNotes(160))
+	if err != nil {
+		b.Fatal(err)
+	}
 	for _, k := range []struct{ name, text string }{
 		{"json", string(fd.JSON)},
+		{"markdown", string(notes)},
 		{"prose", strings.Repeat("The quick brown fox jumps over the lazy dog while an agent pages through search results. ", 2200)},
 		{"code", strings.Repeat("func (f *fitter) appendTail(b []byte, s *shape) []byte {\n\tb = append(b, keyPagination...)\n}\n", 2200)},
 		{"cjk", strings.Repeat("日本語のテキスト、会议记录。한국어 문장은 영어보다 ", 3000)},
