@@ -30,14 +30,11 @@ const (
 	// DefaultMargin is the share of the ceiling a response may use when
 	// Margin is 0: 0.9, so that the default budget allows 45,000 characters.
 	DefaultMargin = 0.9
-	// DefaultCharsPerToken is the ratio that derives a token limit from the
-	// character limit when MaxTokens and CharsPerToken are 0: compact JSON
-	// result lists measure about 2.8 characters a token with the o200k and
-	// cl100k tokenizers, so the default budget's 45,000 characters allow
-	// 16,071 tokens. It no longer estimates the tokens of a response: with
-	// CharsPerToken 0 the [Estimator] counts them, by kind of content. The
-	// common 4 is prose's ratio and underestimates the tokens of JSON by
-	// about 30%.
+	// DefaultCharsPerToken derives the token limit from the character
+	// limit when MaxTokens and CharsPerToken are 0: compact JSON measures
+	// about 2.8 characters a token, so the default budget's 45,000
+	// characters allow 16,071 tokens. Tokens are then counted by the
+	// [Estimator], not by this ratio.
 	DefaultCharsPerToken = 2.8
 	// DefaultWarnAt is the share of a limit at or over which [Fit] logs a
 	// warning when WarnAt is 0.
@@ -80,20 +77,16 @@ var ErrTokenizer = errors.New("bounded: tokenizer failed")
 // Budget is a hard ceiling on the size of a whole encoded tool response,
 // applied by [Fit]. The zero Budget is valid: 50,000 characters with a 0.9
 // margin (45,000 characters), and 16,071 tokens (45,000 / 2.8) counted by
-// the [Estimator]. See [ClaudeCode] and [Budget100K] for the budgets of a
-// client and of the character-budget design note.
+// the [Estimator]. [Presets] lists named budgets.
 //
 // Tokens are counted, in order of precedence: by Tokenizer when it and
-// MaxTokens are set, exactly; as characters / CharsPerToken when
-// CharsPerToken is set, the fixed rule of older budgets (Budget100K's 4);
-// otherwise by the Estimator, which errs on the safe side and holds the
-// token limit on any content (JSON structure, code, prose, CJK text). A flat
-// rule does not: 45,000 characters of CJK text run 31,000 (o200k_base) to
-// 45,000 (cl100k_base) tokens, where 2.8 characters a token assumes 16,071.
+// MaxTokens are set; as characters / CharsPerToken when CharsPerToken is
+// set; otherwise by the Estimator, which errs on the safe side on JSON,
+// prose, code and CJK text alike, where a flat ratio does not.
 //
-// Characters are Unicode code points (runes) of the encoded JSON, counted as
-// written: an escape such as \u00e9 or \n counts as the 6 or 2 characters it
-// occupies in the output, and "é" written as itself counts as 1.
+// Characters are the runes of the encoded JSON, counted as written: an
+// escape such as \u00e9 or \n counts as its 6 or 2 characters, and "é"
+// written as itself as 1.
 type Budget struct {
 	// MaxChars is the ceiling on the encoded response, in characters.
 	// 0 means DefaultMaxChars (50,000).
@@ -121,30 +114,21 @@ type Budget struct {
 	Logger *slog.Logger
 }
 
-// Budget100K is the budget of the character-budget design note
-// (shared/seeds/003-character-budget.md): 100,000 characters, an 80% margin
-// and 4 characters a token, i.e. LimitChars 80,000 and LimitTokens 20,000,
-// its tokens estimated by that 4:1 rule as the note does. It is expressible
-// but not safe: compact JSON runs about 2.8 characters a token, so 80,000
-// characters of it are about 28,700 tokens, over its own 20,000 and over
-// Claude Code's 25,000 (see BENCHMARKS.md for the responses measured). The
-// note meant to keep a response under 25,000 tokens: [ClaudeCode] does, for
-// the same client.
+// Budget100K is the budget of the character-budget design note: 100,000
+// characters, a 0.8 margin and 4 characters a token (LimitChars 80,000,
+// LimitTokens 20,000). It is not safe for JSON, which runs about 2.8
+// characters a token: its 80,000 characters are about 28,700 tokens.
+// [ClaudeCode] keeps a response under that client's 25,000 tokens.
 func Budget100K() Budget {
 	return Budget{MaxChars: 100_000, Margin: 0.8, CharsPerToken: 4}
 }
 
-// ClaudeCode is the budget of one tool response for Claude Code, the
-// coding agent: 50,000 characters and 25,000 tokens, with the default 0.9
-// margin, i.e. LimitChars 45,000 and LimitTokens 22,500, tokens counted by
-// the [Estimator] (set Tokenizer to count them exactly). The numbers are the
-// client's (issue 7): it refuses a tool result over 25,000 tokens by default
-// (its MAX_MCP_OUTPUT_TOKENS setting raises that), and writes a result over
-// 50,000 characters to a file, giving the model a pointer instead of the
-// result. The margin leaves room for the client's own tokenizer, which is
-// Claude's and counts differently from the o200k_base and cl100k_base
-// encodings the Estimator is calibrated on, and for what the client wraps
-// around a result.
+// ClaudeCode is the budget of one tool response for Claude Code: 50,000
+// characters and 25,000 tokens with the default 0.9 margin (LimitChars
+// 45,000, LimitTokens 22,500), tokens counted by the [Estimator]. The client
+// refuses a result over 25,000 tokens by default and writes one over 50,000
+// characters to a file; the margin covers its own tokenizer and what it
+// wraps around a result.
 func ClaudeCode() Budget {
 	return Budget{MaxChars: 50_000, MaxTokens: 25_000, Margin: DefaultMargin}
 }

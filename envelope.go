@@ -3,22 +3,19 @@ package bounded
 // Envelope is the one JSON object a tool returns for a page of results:
 //
 //	{"results":[...],"pagination":{...},"truncated":false,"truncation":{...},
-//	 "hint":"...","next":{...},"contentMetadata":{...}}
+//	 "hint":"...","next":{...},"nextKeeps":[...],"contentMetadata":{...}}
 //
-// Keys are camelCase and appear in this order. Results encodes as [] (never
-// null) when empty. Pagination is the page after any budget cut; Truncated
-// says whether a budget cut or clipped anything, and Truncation reports the
-// budget's usage either way. Hint is the sentence of [Call.Hint] and Next the
-// whole argument list of the call that fetches the rest ([Call.Next]); both
-// are left out when empty, Next on the last page. NextKeeps names the
-// caller's arguments that Next leaves out, too long to repeat in every
-// response: the next call passes them again as they were. ContentMetadata describes
-// the line window of a document, when there is one.
+// Keys appear in this order. Results is [] (never null) when empty.
+// Pagination is the page after any budget cut; Truncated says whether
+// anything was cut or clipped, and Truncation reports the budget's usage
+// either way. Hint is [Call.Hint]'s sentence and Next the arguments of the
+// call that reads the rest ([Call.Next]), left out when empty; NextKeeps
+// names the caller's arguments Next leaves out, which the next call passes
+// again as they were. ContentMetadata describes a document's line window.
 //
-// [Fit] writes an Envelope's bytes directly. Encoding an Envelope with a
-// [json.Encoder] after SetEscapeHTML(false) gives the same bytes; json.Marshal
-// additionally escapes <, > and & inside strings (as \u003c, \u003e, \u0026),
-// which makes the output longer than the budget Fit measured.
+// [Fit] writes an Envelope's bytes directly; a [json.Encoder] with
+// SetEscapeHTML(false) writes the same bytes. json.Marshal escapes <, > and
+// & as well, which makes the output longer than the budget Fit measured.
 type Envelope[T any] struct {
 	Results         []T         `json:"results"`
 	Pagination      *PageInfo   `json:"pagination,omitempty"`

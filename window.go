@@ -201,17 +201,12 @@ func Clip(s string, maxChars int) (string, ClipInfo) {
 	return clipRunes(s, utf8.RuneCountInString(s), maxChars)
 }
 
-// ClipPrefix returns what Clip(s, maxChars) would return, given only a
-// prefix of s and its total length totalChars in runes. The result is
-// identical to Clip(s, maxChars) whenever prefix is a prefix of s holding at
-// least the first maxChars runes of s (or all of s) and totalChars ==
-// utf8.RuneCountInString(s). This lets a SQL adapter fetch
-// substr(body, 1, maxChars) and char_length(body) instead of the whole body.
-//
-// If totalChars is smaller than the rune count of prefix, the rune count of
-// prefix is used instead, so the result never exceeds maxChars runes. If prefix
-// is shorter than promised, its end is treated as a cluster boundary and the
-// marker still reports totalChars minus the kept prefix.
+// ClipPrefix returns Clip(s, maxChars) given only a prefix of s holding at
+// least its first maxChars runes (or all of s) and totalChars, the rune
+// count of s: a store can read substr(body, 1, maxChars) and
+// char_length(body) instead of the whole body. A totalChars below the
+// prefix's rune count counts as that; a prefix shorter than promised is
+// taken to end on a cluster boundary.
 func ClipPrefix(prefix string, maxChars, totalChars int) (string, ClipInfo) {
 	return clipRunes(prefix, max(totalChars, utf8.RuneCountInString(prefix)), maxChars)
 }
