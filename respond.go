@@ -67,7 +67,7 @@ func Respond[T any](ctx context.Context, src Source[T], call Call, p Page, o Opt
 	if call.DefaultLimit == 0 {
 		call.DefaultLimit = o.Limits.Default
 	}
-	return Fit(o.Budget, FitInput[T]{Page: pg, Call: call, Hints: o.Hints, Relevance: o.Relevance})
+	return FitContext(ctx, o.Budget, FitInput[T]{Page: pg, Call: call, Hints: o.Hints, Relevance: o.Relevance})
 }
 
 // FetchPage is [Respond] without the fit, and the whole of a store's paged

@@ -133,7 +133,7 @@ func add[In, T any](s *mcp.Server, t *mcp.Tool, o Options[T], fetch func(context
 		if o.Clip != nil {
 			pg = clipPage(pg, o.Clip, o.Content.Limit(len(pg.Items)))
 		}
-		out, err := bounded.Fit(c.budget, bounded.FitInput[T]{Page: pg, Call: c.call, Hints: o.Hints, Relevance: o.Relevance})
+		out, err := bounded.FitContext(ctx, c.budget, bounded.FitInput[T]{Page: pg, Call: c.call, Hints: o.Hints, Relevance: o.Relevance})
 		if err != nil {
 			return errorResult(t.Name, err), nil
 		}

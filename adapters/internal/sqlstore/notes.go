@@ -292,6 +292,7 @@ func (s *Store) ListNotes(ctx context.Context, f ports.ListFilter, p bounded.Pag
 				countFrom: "bounded_notes n" + countWhere, countArgs: args,
 				page: "SELECT " + noteRefCols + " FROM (SELECT n.id AS id FROM bounded_notes n" + where +
 					"{K} ORDER BY {O} {L}) AS k " + s.keyJoin("bounded_notes", "n", "id"),
+				direct:   "SELECT " + noteRefCols + " FROM bounded_notes n" + where + "{K} ORDER BY {O} {L}",
 				pageArgs: args,
 				keys:     updatedKeys("n.updated_at", "n.id"),
 			}

@@ -111,7 +111,11 @@ type paged struct {
 	// A {L} inside a subquery selecting keys from a covering index
 	// ("deferred join") means rows skipped by the OFFSET or the keyset are
 	// never fetched or joined.
-	page     string
+	page string
+	// direct, when set, is page without its deferred join, with the same
+	// arguments: run uses it for a page that skips no row (a cursor page,
+	// or offset 0), where the join would only look each row up twice.
+	direct   string
 	pageArgs []any
 	// keys are the sort keys, ending with the unique id.
 	keys []key
@@ -341,6 +345,9 @@ func (s *Store) run(ctx context.Context, q paged, req bounded.Request, scan func
 	args = append(args, q.extraArgs...)
 	b.WriteString(") AS c LEFT JOIN (")
 	tmpl := q.page
+	if q.direct != "" && (req.At != nil || req.Offset == 0) {
+		tmpl = q.direct
+	}
 	if !strings.Contains(tmpl, "{L}") {
 		tmpl += " {L}"
 	}
