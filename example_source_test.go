@@ -3,6 +3,7 @@ package bounded_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -226,4 +227,25 @@ func ExampleRespond_budgetTooSmall() {
 	// The next result needs a budget of 611 characters (218 tokens); this one is 500 (178): call again with a larger budget.
 	// get_metrics(offset=0)
 	// 1 kept, reason ""
+}
+
+// A tool call's scope binds the cursors it issues: the same tool with
+// other arguments has another scope, so its cursors are refused there.
+func ExampleCall_Scope() {
+	rust := bounded.Call{Tool: "search_notes", Args: bounded.Args{{Name: "query", Value: "rust"}}}
+	golang := bounded.Call{Tool: "search_notes", Args: bounded.Args{{Name: "query", Value: "go"}}}
+	src := bounded.FromSlice([]string{"a", "b", "c"}).WithKeys(func(s string) []any { return []any{s} })
+	limits := bounded.Limits{Default: 2, Max: 10}
+
+	scope, _ := rust.Scope()
+	first, _ := bounded.FetchPage(context.Background(), src, scope, bounded.Page{}, limits, driver.Codec{})
+	again, err := bounded.FetchPage(context.Background(), src, scope, bounded.Page{Cursor: first.Page.NextCursor}, limits, driver.Codec{})
+	fmt.Println(again.Items, err)
+
+	other, _ := golang.Scope()
+	_, err = bounded.FetchPage(context.Background(), src, other, bounded.Page{Cursor: first.Page.NextCursor}, limits, driver.Codec{})
+	fmt.Println(errors.Is(err, driver.ErrCursorForeign))
+	// Output:
+	// [c] <nil>
+	// true
 }

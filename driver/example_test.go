@@ -76,3 +76,24 @@ func ExampleCompareKeys() {
 	// <nil> note-01
 	// 1
 }
+
+// Keys rotate without breaking walks: while every instance signs with the
+// new key and keeps the old one in Previous, cursors of either read; once
+// the old key is dropped, its cursors have expired.
+func ExampleCodec_rotation() {
+	oldKey, newKey := []byte("key of May"), []byte("key of June")
+	issued, _ := driver.Codec{Key: oldKey}.Encode("q", driver.Cursor{Offset: 20, Keys: []any{"n/20"}})
+
+	during := driver.Codec{Key: newKey, Previous: [][]byte{oldKey}}
+	cur, err := during.Decode("q", issued)
+	fmt.Println(cur.Offset, err)
+
+	after := driver.Codec{Key: newKey}
+	_, err = after.Decode("q", issued)
+	fmt.Println(errors.Is(err, driver.ErrCursorExpired))
+	fmt.Println(err)
+	// Output:
+	// 20 <nil>
+	// true
+	// bounded: invalid cursor: bounded: cursor expired: signed with a key this store no longer holds; start again without it
+}
