@@ -42,8 +42,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -55,7 +53,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -184,65 +181,21 @@ func openVault(dir string) (source, error) {
 	if dir == "" {
 		return source{fsys: demovault.FS(), name: "demo-vault", key: "embedded demo vault"}, nil
 	}
-	abs, err := filepath.Abs(dir)
-	if err == nil {
-		abs, err = filepath.EvalSymlinks(abs)
-	}
-	if err == nil {
-		err = readable(abs)
-	}
+	fsys, abs, err := vault.OpenDir(dir)
 	if err != nil {
-		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return source{}, fmt.Errorf("vault %s: %w", dir, err)
+		return source{}, err
 	}
-	return source{fsys: os.DirFS(abs), dir: dir, name: filepath.Base(abs), key: abs}, nil
+	return source{fsys: fsys, dir: dir, name: filepath.Base(abs), key: abs}, nil
 }
 
-// readable checks that dir is a folder whose entries can be listed.
-func readable(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if !info.IsDir() {
-		return errors.New("not a directory")
-	}
-	if _, err := f.ReadDir(1); err != nil && err != io.EOF {
-		return err
-	}
-	return nil
-}
-
-// userCacheDir is os.UserCacheDir; tests replace it.
-var userCacheDir = os.UserCacheDir
-
-// cacheFile returns the database file of src in the user cache directory,
-// creating its folder: bounded/notes/<vault folder name>-<12 hex digits of
-// the SHA-256 of its absolute path>.db.
+// cacheFile returns the database file of src in the user cache directory
+// (see [vault.CacheFile]), creating its folder.
 func cacheFile(src source) (string, error) {
-	dir, err := userCacheDir()
+	path, err := vault.CacheFile("notes", src.name, src.key)
 	if err != nil {
-		return "", fmt.Errorf("no folder for the database (give one with -db): %w", err)
+		return "", fmt.Errorf("%w (give a database file with -db)", err)
 	}
-	dir = filepath.Join(dir, "bounded", "notes")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256([]byte(src.key))
-	name := strings.Map(func(r rune) rune {
-		if strings.ContainsRune(`/\:*?"<>|`, r) || r < ' ' {
-			return '_'
-		}
-		return r
-	}, src.name)
-	return filepath.Join(dir, name+"-"+hex.EncodeToString(sum[:6])+".db"), nil
+	return path, nil
 }
 
 // openDB opens the SQLite store at path. Its transactions take the write

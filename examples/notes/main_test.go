@@ -27,7 +27,10 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	userCacheDir = func() (string, error) { return dir, nil }
+	// os.UserCacheDir reads these (Linux, macOS, Windows).
+	for _, v := range []string{"XDG_CACHE_HOME", "HOME", "LocalAppData"} {
+		os.Setenv(v, dir)
+	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -259,7 +262,7 @@ func TestListAndErrors(t *testing.T) {
 // cacheFiles returns the database files in the test cache directory.
 func cacheFiles(t *testing.T) []string {
 	t.Helper()
-	dir, _ := userCacheDir()
+	dir, _ := os.UserCacheDir()
 	files, err := filepath.Glob(filepath.Join(dir, "bounded", "notes", "*.db"))
 	if err != nil {
 		t.Fatal(err)
