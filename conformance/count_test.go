@@ -92,3 +92,15 @@ func (c countingStore) GetNotes(ctx context.Context, ids []string, w bounded.Win
 	c.reads.Add(1)
 	return c.Store.GetNotes(ctx, ids, w)
 }
+func (c countingStore) ParentsOf(ctx context.Context, ids []string, perNote int) (ports.Batch[ports.NoteRef], error) {
+	c.reads.Add(1)
+	return c.Store.ParentsOf(ctx, ids, perNote)
+}
+func (c countingStore) DescendantsOf(ctx context.Context, ids []string, d, perNote int) (ports.Batch[ports.Descendant], error) {
+	c.reads.Add(1)
+	return c.Store.DescendantsOf(ctx, ids, d, perNote)
+}
+func (c countingStore) NoteHeads(ctx context.Context, ids []string, maxLines int) (ports.GetNotesResult, error) {
+	c.reads.Add(1)
+	return c.Store.NoteHeads(ctx, ids, maxLines)
+}

@@ -29,6 +29,7 @@ func (s *suite) notesTests(t TB, st, ref Store) {
 	runMethod(t, s, relatedNotesMethod(), st, ref)
 	t.Run("GetNote", s.getNoteTests)
 	t.Run("GetNotes", s.getNotesTests)
+	t.Run("Batch", func(t TB) { s.batchTests(t, st, ref) })
 	t.Run("PutNote", s.putNoteTests)
 	t.Run("DeleteNote", s.deleteNoteTests)
 }

@@ -94,27 +94,7 @@ func (s *Store) GetNotes(ctx context.Context, ids []string, w bounded.Window) (p
 	if err := ctx.Err(); err != nil {
 		return ports.GetNotesResult{}, err
 	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	var res ports.GetNotesResult
-	seen := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		if seen[id] {
-			continue
-		}
-		seen[id] = true
-		n, ok := s.notes[id]
-		if !ok {
-			res.Missing = append(res.Missing, id)
-			continue
-		}
-		nc, err := noteContent(n, w)
-		if err != nil {
-			return ports.GetNotesResult{}, err
-		}
-		res.Notes = append(res.Notes, nc)
-	}
-	return res, nil
+	return s.notesWindowed(ids, w)
 }
 
 // ListNotes pages the notes that pass f, ordered by UpdatedAt descending,
@@ -440,13 +420,7 @@ func (s *Store) Parents(ctx context.Context, id string, p bounded.Page) (bounded
 // invalid id (checked first); a missing note is [ports.ErrNotFound].
 func (s *Store) Descendants(ctx context.Context, id string, maxDepth int, p bounded.Page) (bounded.Paged[ports.Descendant], error) {
 	scope := ports.Scope("Descendants", id, strconv.Itoa(maxDepth))
-	type hit struct {
-		n     ports.Note
-		depth int
-	}
-	return page(ctx, s, p, ports.DescendantsLimits, scope, ports.ByDepth, func(h hit) ports.Descendant {
-		return ports.Descendant{NoteRef: noteRef(h.n), Depth: h.depth}
-	}, func() ([]hit, error) {
+	return page(ctx, s, p, ports.DescendantsLimits, scope, ports.ByDepth, depthHit.descendant, func() ([]depthHit, error) {
 		if err := ports.ValidateQuery("id", id); err != nil {
 			return nil, err
 		}
@@ -460,37 +434,7 @@ func (s *Store) Descendants(ctx context.Context, id string, maxDepth int, p boun
 		if _, ok := s.notes[id]; !ok {
 			return nil, notFound("note", id)
 		}
-
-		children := make(map[string][]string) // parent ID -> child IDs
-		for _, n := range s.notes {
-			for _, pid := range n.Parents {
-				children[pid] = append(children[pid], n.ID)
-			}
-		}
-		var all []hit
-		seen := map[string]bool{id: true}
-		level := []string{id}
-		for depth := 1; depth <= maxDepth && len(level) > 0; depth++ {
-			var next []string
-			for _, pid := range level {
-				for _, cid := range children[pid] {
-					if seen[cid] {
-						continue
-					}
-					seen[cid] = true
-					next = append(next, cid)
-					all = append(all, hit{s.notes[cid], depth})
-				}
-			}
-			level = next
-		}
-		slices.SortFunc(all, func(a, b hit) int {
-			if c := cmp.Compare(a.depth, b.depth); c != 0 {
-				return c
-			}
-			return byTitleThenID(a.n, b.n)
-		})
-		return all, nil
+		return s.belowLocked(s.childrenLocked(), id, maxDepth), nil
 	})
 }
 

@@ -135,16 +135,8 @@ func (n Note) Normalize() (Note, error) {
 // each a valid id ([ValidateQuery]), then the window
 // ([bounded.ErrInvalidWindow]).
 func ValidateGetNotes(ids []string, w bounded.Window) error {
-	switch {
-	case len(ids) == 0:
-		return fmt.Errorf("%w: no ids given", ErrInvalidQuery)
-	case len(ids) > MaxGetNotes:
-		return fmt.Errorf("%w: %d ids, over the maximum %d", ErrInvalidQuery, len(ids), MaxGetNotes)
-	}
-	for _, id := range ids {
-		if err := ValidateQuery("id", id); err != nil {
-			return err
-		}
+	if err := validateIDs(ids, MaxGetNotes); err != nil {
+		return err
 	}
 	_, _, err := w.Normalize()
 	return err
@@ -343,6 +335,32 @@ type Notes interface {
 	// harmless; id itself is never its own descendant), ordered by depth,
 	// then title, then ID. Limits: [DescendantsLimits].
 	Descendants(ctx context.Context, id string, maxDepth int, p bounded.Page) (bounded.Paged[Descendant], error)
+
+	// ParentsOf returns, for each note of ids, the start of its Parents
+	// list: the first perNote parents in the order of Parents (title, then
+	// ID) and their exact total, as [Batch] documents (lists in the order
+	// of ids, duplicates once, missing notes in Missing, not an error).
+	// perNote 0 returns totals only. An SQL adapter answers in one
+	// statement. Limits: 1 to [MaxBatchIDs] ids, perNote 0 to
+	// [MaxBatchPerNote]; anything else, or an invalid id, is
+	// [ErrInvalidQuery] ([ValidateBatch]).
+	ParentsOf(ctx context.Context, ids []string, perNote int) (Batch[NoteRef], error)
+
+	// DescendantsOf returns, for each note of ids, the start of its
+	// Descendants list down to maxDepth levels: the first perNote
+	// descendants in the order of Descendants (depth, title, then ID) and
+	// their exact total, as ParentsOf does. maxDepth is as Descendants
+	// takes it ([DescendantDepth]), checked after [ValidateBatch]. An SQL
+	// adapter answers in one statement, whose work grows with the edges
+	// below the ids times maxDepth.
+	DescendantsOf(ctx context.Context, ids []string, maxDepth, perNote int) (Batch[Descendant], error)
+
+	// NoteHeads returns the first maxLines lines of the notes named by
+	// ids: what GetNotes(ctx, ids, bounded.Window{MaxLines: maxLines})
+	// returns, for up to [MaxNoteHeads] ids, in one statement of an SQL
+	// adapter. maxLines is 1 to [MaxHeadLines]; other values, no ids or an
+	// invalid id are [ErrInvalidQuery] ([ValidateNoteHeads]).
+	NoteHeads(ctx context.Context, ids []string, maxLines int) (GetNotesResult, error)
 
 	// RelatedNotes pages the other notes related to id: those sharing a
 	// tag, sharing an internal link target (existing or not), or linking

@@ -182,39 +182,7 @@ func (s *Store) GetNotes(ctx context.Context, ids []string, w bounded.Window) (p
 	if err := ctx.Err(); err != nil {
 		return ports.GetNotesResult{}, err
 	}
-	found := make(map[string]noteRow, len(ids))
-	err := s.query(ctx,
-		"SELECT id, title, tags, created_at, updated_at, content FROM bounded_notes WHERE id IN (?)",
-		[]any{bun.List(ids)}, func(rows *sql.Rows) error {
-			var r noteRow
-			if err := rows.Scan(&r.id, &r.title, &r.tags, &r.created, &r.updated, &r.content); err != nil {
-				return err
-			}
-			found[r.id] = r
-			return nil
-		})
-	if err != nil {
-		return ports.GetNotesResult{}, err
-	}
-	var res ports.GetNotesResult
-	seen := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		if seen[id] {
-			continue
-		}
-		seen[id] = true
-		r, ok := found[id]
-		if !ok {
-			res.Missing = append(res.Missing, id)
-			continue
-		}
-		nc, err := r.windowed(w)
-		if err != nil {
-			return ports.GetNotesResult{}, err
-		}
-		res.Notes = append(res.Notes, nc)
-	}
-	return res, nil
+	return s.notesWindowed(ctx, ids, w)
 }
 
 // noteRefRow scans a row of count columns then the noteRefCols.
