@@ -2,8 +2,8 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -207,10 +207,42 @@ const (
 // results of one page, as the access mode's [ports.Policy.Expansion] sets it
 // for a page of that size: nil when it attaches none (private mode, large
 // pages, detail="concise"). Notes that vanished meanwhile get no context.
+//
+// The context of the whole page is read by the batched methods of
+// [ports.Notes], whatever the page's size: one ParentsOf (when the mode adds
+// parents), one DescendantsOf and one NoteHeads for the snippets (when any
+// context note was found), each one statement on the SQL adapters.
 func (s *Set) expand(ctx context.Context, r *request, ids []string) ([]*Context, error) {
 	ex := s.policy.Expansion(len(ids))
 	if !r.detailed || s.cfg.Notes == nil || len(ids) == 0 || !ex.Parent && ex.ChildLevels == 0 {
 		return nil, nil
+	}
+	var asked []string
+	for _, id := range ids {
+		if id != "" {
+			asked = append(asked, id)
+		}
+	}
+	if len(asked) == 0 {
+		return nil, nil
+	}
+	var parents map[string]ports.NoteList[ports.NoteRef]
+	var children map[string]ports.NoteList[ports.Descendant]
+	for batch := range slices.Chunk(ports.Distinct(asked), ports.MaxBatchIDs) {
+		if ex.Parent {
+			b, err := s.cfg.Notes.ParentsOf(ctx, batch, contextParents)
+			if err != nil {
+				return nil, err
+			}
+			parents = merge(parents, b.ByID())
+		}
+		if ex.ChildLevels > 0 {
+			b, err := s.cfg.Notes.DescendantsOf(ctx, batch, ex.ChildLevels, contextChildren)
+			if err != nil {
+				return nil, err
+			}
+			children = merge(children, b.ByID())
+		}
 	}
 	out := make([]*Context, len(ids))
 	var notes []*ContextNote
@@ -220,30 +252,24 @@ func (s *Set) expand(ctx context.Context, r *request, ids []string) ([]*Context,
 		}
 		c := &Context{}
 		if ex.Parent {
-			p, err := s.cfg.Notes.Parents(ctx, id, bounded.Page{Limit: contextParents})
-			if errors.Is(err, ports.ErrNotFound) {
+			p, ok := parents[id]
+			if !ok {
 				continue
-			}
-			if err != nil {
-				return nil, err
 			}
 			for _, n := range p.Items {
 				c.Parents = append(c.Parents, ContextNote{ID: n.ID, Title: n.Title})
 			}
-			c.MoreParents = more("get_parents", bounded.Args{{Name: "id", Value: id}}, p.Page, ports.ParentsLimits.Default)
+			c.MoreParents = more("get_parents", bounded.Args{{Name: "id", Value: id}}, p.Page(contextParents).Page, ports.ParentsLimits.Default)
 		}
 		if ex.ChildLevels > 0 {
-			d, err := s.cfg.Notes.Descendants(ctx, id, ex.ChildLevels, bounded.Page{Limit: contextChildren})
-			if errors.Is(err, ports.ErrNotFound) {
+			d, ok := children[id]
+			if !ok {
 				continue
-			}
-			if err != nil {
-				return nil, err
 			}
 			for _, n := range d.Items {
 				c.Children = append(c.Children, ContextNote{ID: n.ID, Title: n.Title, Depth: n.Depth})
 			}
-			c.MoreChildren = more("get_descendants", bounded.Args{{Name: "id", Value: id}, {Name: "maxDepth", Value: ex.ChildLevels}}, d.Page, ports.DescendantsLimits.Default)
+			c.MoreChildren = more("get_descendants", bounded.Args{{Name: "id", Value: id}, {Name: "maxDepth", Value: ex.ChildLevels}}, d.Page(contextChildren).Page, ports.DescendantsLimits.Default)
 		}
 		if len(c.Parents)+len(c.Children) == 0 {
 			continue
@@ -262,6 +288,15 @@ func (s *Set) expand(ctx context.Context, r *request, ids []string) ([]*Context,
 		}
 	}
 	return out, nil
+}
+
+// merge adds the entries of b to a, allocating a when it is nil.
+func merge[V any](a, b map[string]V) map[string]V {
+	if a == nil {
+		return b
+	}
+	maps.Copy(a, b)
+	return a
 }
 
 // more describes the rest of a context list cut at page info: "3 more: call
@@ -285,8 +320,8 @@ func (s *Set) snippets(ctx context.Context, notes []*ContextNote, chars int) err
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
 	text := make(map[string]string, len(ids))
-	for batch := range slices.Chunk(ids, ports.MaxGetNotes) {
-		res, err := s.cfg.Notes.GetNotes(ctx, batch, bounded.Window{MaxLines: snippetLines})
+	for batch := range slices.Chunk(ids, ports.MaxNoteHeads) {
+		res, err := s.cfg.Notes.NoteHeads(ctx, batch, snippetLines)
 		if err != nil {
 			return err
 		}

@@ -67,4 +67,7 @@
 // (parents and two levels of children under 10 results, children up to 50);
 // ports.Full keeps content whole up to 100 results and expands context up to
 // 30 and 100. A clip always ends with a visible marker and is reported.
+// The context of a page is read with the batched methods of [ports.Notes]
+// (ParentsOf, DescendantsOf, NoteHeads): at most 3 statements on the SQL
+// adapters, whatever the page's size.
 package tools

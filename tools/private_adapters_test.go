@@ -51,11 +51,11 @@ var adapterStores = []struct {
 		t.Cleanup(func() { db.Close() })
 		return s
 	}},
-	{"postgres", openPostgres},
+	{"postgres", func(t *testing.T) store { return openPostgres(t) }},
 }
 
 // openPostgres opens a Postgres store in a new schema, dropped when t ends.
-func openPostgres(t *testing.T) store {
+func openPostgres(t testing.TB) store {
 	const env = "BOUNDED_PG_DSN"
 	addr := os.Getenv(env)
 	if addr == "" {
