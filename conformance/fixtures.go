@@ -189,6 +189,11 @@ func handNotes(ids []string) []ports.Note {
 		lit("lit/noquote", "say hi", "she said hi"),
 		lit("lit/backslash", `C:\path`, `C:\path\to\file`),
 		lit("lit/nobackslash", "C:path", `C:\\path and C:/path`),
+		// Normalization forms, scripts without spaces and a line longer
+		// than an index's query prefix, for SearchNotes.
+		lit("lit/nfd", "Cafe\u0301 NFD", "e\u0301cole in NFD, 東京都の天気は晴れ"),
+		lit("lit/nfc", "Caf\u00e9 NFC", "\u00e9cole in NFC, สวัสดีครับ"),
+		lit("lit/long", "Long line", strings.Repeat("0123456789", 10)+"-end"),
 		// Folders that look like patterns.
 		lit("100%/x", "Plan", "in folder 100%"),
 		lit("1000/y", "Plan", "in folder 1000"),

@@ -122,6 +122,11 @@ func listNotesMethod() method[ports.NoteRef] {
 var searchNotesQueries = []string{
 	"plan", "ALPHA", "会议", "🎉", "e\u0301", "שלום", "İstanbul", "STRASSE", "straße",
 	"100%", "%", "_", "a_b", "O'Brien", `"hi"`, `C:\path`, `\`, "nothing matches this",
+	// Three characters or more, which an index may serve: normalization
+	// forms (NFD matches NFD only), scripts without spaces, wildcards and
+	// quotes, and queries longer than an index's prefix.
+	"cafe\u0301", "\u00e9cole", "東京都", "天気は晴", "ดีครับ", "%_%", `say "hi"`, `c:\path\to`, "İSTANBUL",
+	strings.Repeat("0123456789", 10) + "-END", strings.Repeat("0123456789", 10) + "-end!",
 }
 
 func searchNotesMethod() method[ports.NoteRef] {

@@ -49,6 +49,7 @@ var Dialect = sqlstore.Dialect{
 	Instr:       "strpos",
 	LateralJoin: true,
 	Fuzzy:       sqlstore.FuzzyTrigramTable,
+	NoteIndex:   sqlstore.NoteIndexTrigramGIN,
 	Float8:      "(%s)::float8",
 }
 

@@ -43,10 +43,11 @@ import (
 // Dialect is the SQLite dialect of the shared store: TEXT columns (BINARY
 // collation: bytewise) and fuzzy search over a trigram side table.
 var Dialect = sqlstore.Dialect{
-	Name:  "sqlite",
-	Text:  "TEXT",
-	Instr: "instr",
-	Fuzzy: sqlstore.FuzzyTrigramTable,
+	Name:      "sqlite",
+	Text:      "TEXT",
+	Instr:     "instr",
+	Fuzzy:     sqlstore.FuzzyTrigramTable,
+	NoteIndex: sqlstore.NoteIndexFTS5,
 }
 
 // Store implements [ports.Notes], [ports.Knowledge], [ports.History] and

@@ -50,6 +50,8 @@ type Dialect struct {
 	LateralJoin bool
 	// Fuzzy is the fuzzy-search strategy.
 	Fuzzy Fuzzy
+	// NoteIndex is the index SearchNotes finds its candidates by.
+	NoteIndex NoteIndex
 	// SchemaBefore holds DDL run before the tables are created (Postgres:
 	// CREATE EXTENSION IF NOT EXISTS pg_trgm).
 	SchemaBefore []string

@@ -271,8 +271,9 @@ func (s *Store) ListNotes(ctx context.Context, f ports.ListFilter, p bounded.Pag
 }
 
 // SearchNotes pages the notes whose folded title or content contains the
-// folded query (a plain substring test, [Dialect.Instr]): title matches
-// first, then UpdatedAt descending, then ID.
+// folded query (a plain substring test, [Dialect.Instr], over the
+// candidates of the dialect's [NoteIndex]): title matches first, then
+// UpdatedAt descending, then ID.
 // See [ports.Notes].
 func (s *Store) SearchNotes(ctx context.Context, query string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
 	scope := ports.Scope("SearchNotes", query)
@@ -284,16 +285,11 @@ func (s *Store) SearchNotes(ctx context.Context, query string, p bounded.Page) (
 			return bounded.Rows[ports.NoteRef]{}, err
 		}
 		q := ports.Fold(query)
-		in := func(col string) string { return s.d.Instr + "(" + col + ", ?) > 0" }
-		where := " WHERE " + in("n.title_fold") + " OR " + in("n.content_fold")
-		pq := paged{
-			countFrom: "bounded_notes n" + where, countArgs: []any{q, q},
-			page: "SELECT * FROM (SELECT " + noteRefCols + ", CASE WHEN " + in("n.title_fold") + " THEN 0 ELSE 1 END AS rnk FROM bounded_notes n" + where +
-				") AS m WHERE 1 = 1{K} ORDER BY {O}",
-			pageArgs: []any{q, q, q},
-			keys: []key{{inner: "m.rnk", outer: "p.rnk", num: true}, {inner: "m.updated_at", outer: "p.updated_at", desc: true, num: true},
-				{inner: "m.id", outer: "p.id"}},
+		indexed, err := s.useNoteIndex(ctx, q)
+		if err != nil {
+			return bounded.Rows[ports.NoteRef]{}, err
 		}
+		pq := s.searchNotesQuery(q, indexed)
 		rows, _, err := collect(ctx, s, pq, req, ports.SearchNotesOrder(query), func(counts []any, rows *sql.Rows) (ports.NoteRef, bool, error) {
 			var r noteRow
 			var rank int64

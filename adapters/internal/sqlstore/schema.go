@@ -142,5 +142,5 @@ func createSchema(ctx context.Context, db bun.IDB, d Dialect) error {
 			return fmt.Errorf("%s: create schema: %w", d.Name, err)
 		}
 	}
-	return nil
+	return createNoteIndex(ctx, db, d)
 }

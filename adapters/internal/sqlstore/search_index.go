@@ -1,0 +1,214 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/uptrace/bun"
+)
+
+// NoteIndex names the index an engine finds SearchNotes' candidates by.
+// Whatever it is, SearchNotes returns exactly the notes whose folded title
+// or content contains the folded query: the index only narrows the rows
+// that the shared test (a substring test, [Dialect.Instr]) then checks.
+type NoteIndex uint8
+
+const (
+	// NoteIndexNone reads every note: no index.
+	NoteIndexNone NoteIndex = iota
+	// NoteIndexFTS5 keeps an FTS5 table with the trigram tokenizer
+	// (case-sensitive: it indexes the folded copies) over title_fold and
+	// content_fold, filled by triggers on bounded_notes in the writing
+	// statement's transaction. Its rowids are those of a side table
+	// bounded_note_fts_ids (rid INTEGER PRIMARY KEY, id), which VACUUM
+	// keeps, unlike bounded_notes' implicit rowids. A query of three
+	// characters or more is looked up as an FTS5 phrase of its trigrams,
+	// which finds the rows containing it; a shorter one reads every note.
+	NoteIndexFTS5
+	// NoteIndexTrigramGIN keeps pg_trgm GIN indexes on title_fold and
+	// content_fold, which serve LIKE '%query%' (Postgres rechecks every
+	// candidate). The extension is created if it can be; without it the
+	// same query reads every note, with the same results.
+	NoteIndexTrigramGIN
+)
+
+// indexPrefixRunes is the longest prefix of a query looked up in the
+// index: the index finds the notes containing the prefix, the substring
+// test keeps those containing the whole query. A longer prefix narrows
+// no further in practice and costs more trigrams.
+const indexPrefixRunes = 64
+
+// minIndexRunes is the shortest query the trigram indexes serve.
+const minIndexRunes = 3
+
+// noteIndexSchema is the DDL of each NoteIndex, run after the shared
+// tables. Every statement is idempotent.
+var noteIndexSchema = map[NoteIndex][]string{
+	NoteIndexFTS5: {
+		`CREATE TABLE IF NOT EXISTS bounded_note_fts_ids (
+			rid INTEGER PRIMARY KEY,
+			id TEXT NOT NULL UNIQUE
+		)`,
+		`CREATE VIRTUAL TABLE IF NOT EXISTS bounded_notes_fts USING fts5(
+			title_fold, content_fold, content='', contentless_delete=1, tokenize='trigram case_sensitive 1'
+		)`,
+		`CREATE TRIGGER IF NOT EXISTS bounded_notes_fts_insert AFTER INSERT ON bounded_notes BEGIN
+			INSERT INTO bounded_note_fts_ids (id) VALUES (new.id);
+			INSERT INTO bounded_notes_fts (rowid, title_fold, content_fold)
+				SELECT rid, new.title_fold, new.content_fold FROM bounded_note_fts_ids WHERE id = new.id;
+		END`,
+		`CREATE TRIGGER IF NOT EXISTS bounded_notes_fts_update AFTER UPDATE OF title_fold, content_fold ON bounded_notes BEGIN
+			DELETE FROM bounded_notes_fts WHERE rowid = (SELECT rid FROM bounded_note_fts_ids WHERE id = old.id);
+			INSERT INTO bounded_notes_fts (rowid, title_fold, content_fold)
+				SELECT rid, new.title_fold, new.content_fold FROM bounded_note_fts_ids WHERE id = new.id;
+		END`,
+		`CREATE TRIGGER IF NOT EXISTS bounded_notes_fts_delete AFTER DELETE ON bounded_notes BEGIN
+			DELETE FROM bounded_notes_fts WHERE rowid = (SELECT rid FROM bounded_note_fts_ids WHERE id = old.id);
+			DELETE FROM bounded_note_fts_ids WHERE id = old.id;
+		END`,
+	},
+	NoteIndexTrigramGIN: {
+		"CREATE EXTENSION IF NOT EXISTS pg_trgm",
+		"CREATE INDEX IF NOT EXISTS bounded_notes_title_trgm ON bounded_notes USING gin (title_fold gin_trgm_ops)",
+		"CREATE INDEX IF NOT EXISTS bounded_notes_content_trgm ON bounded_notes USING gin (content_fold gin_trgm_ops)",
+	},
+}
+
+// createNoteIndex creates d's note index on db. A new FTS5 index is
+// filled with the notes already stored, in the transaction that creates
+// it. Without the right to create pg_trgm, Postgres goes without the
+// GIN indexes: SearchNotes reads every note, with the same results.
+func createNoteIndex(ctx context.Context, db bun.IDB, d Dialect) error {
+	stmts := noteIndexSchema[d.NoteIndex]
+	switch d.NoteIndex {
+	case NoteIndexFTS5:
+		return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			var exists int
+			if err := tx.QueryRowContext(ctx,
+				"SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name = 'bounded_notes_fts_insert'").Scan(&exists); err != nil {
+				return fmt.Errorf("%s: create note index: %w", d.Name, err)
+			}
+			for _, s := range stmts {
+				if _, err := tx.ExecContext(ctx, s); err != nil {
+					return fmt.Errorf("%s: create note index: %w", d.Name, err)
+				}
+			}
+			if exists > 0 {
+				return nil
+			}
+			for _, s := range []string{
+				"INSERT INTO bounded_note_fts_ids (id) SELECT id FROM bounded_notes WHERE id NOT IN (SELECT id FROM bounded_note_fts_ids)",
+				"INSERT INTO bounded_notes_fts (rowid, title_fold, content_fold) SELECT i.rid, n.title_fold, n.content_fold" +
+					" FROM bounded_note_fts_ids i JOIN bounded_notes n ON n.id = i.id",
+			} {
+				if _, err := tx.ExecContext(ctx, s); err != nil {
+					return fmt.Errorf("%s: fill note index: %w", d.Name, err)
+				}
+			}
+			return nil
+		})
+	case NoteIndexTrigramGIN:
+		// Without the right to create pg_trgm, and without it installed,
+		// there is no index, and the same results. The operator class is
+		// named with the extension's schema, which need not be on the
+		// search path.
+		_, cerr := db.ExecContext(ctx, stmts[0])
+		var schema string
+		err := db.QueryRowContext(ctx,
+			"SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm'").Scan(&schema)
+		if isNoRows(err) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: create note index: %w", d.Name, errors.Join(cerr, err))
+		}
+		ops := `"` + strings.ReplaceAll(schema, `"`, `""`) + `".gin_trgm_ops`
+		for _, s := range stmts[1:] {
+			if _, err := db.ExecContext(ctx, strings.ReplaceAll(s, "gin_trgm_ops", ops)); err != nil {
+				return fmt.Errorf("%s: create note index: %w", d.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// likeEscape escapes s for a LIKE pattern whose escape character is the
+// backslash (Postgres' default).
+var likeEscape = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+// prefixRunes is s cut to its first n runes.
+func prefixRunes(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
+}
+
+// maxIndexCandidates is the most candidates SQLite's FTS5 index may
+// find for SearchNotes to read the notes through it: each candidate costs
+// a lookup of its id and of its note, about five times what reading a
+// note in a scan costs, so that a query found in more notes (a broad
+// term) reads every note instead. The results are the same either way.
+const maxIndexCandidates = 20_000
+
+// ftsPhrase is the FTS5 phrase of q's first indexPrefixRunes runes: an
+// FTS5 string is literal but for its quotes, doubled.
+func ftsPhrase(q string) string {
+	return `"` + strings.ReplaceAll(prefixRunes(q, indexPrefixRunes), `"`, `""`) + `"`
+}
+
+// useNoteIndex reports whether SearchNotes should find the folded query
+// q's candidates through the dialect's index: q is long enough, and under
+// FTS5 the index finds at most maxIndexCandidates notes (counted by a
+// probe that stops there). Postgres' planner makes this choice itself.
+func (s *Store) useNoteIndex(ctx context.Context, q string) (bool, error) {
+	if s.d.NoteIndex == NoteIndexNone || utf8.RuneCountInString(q) < minIndexRunes {
+		return false, nil
+	}
+	if s.d.NoteIndex != NoteIndexFTS5 {
+		return true, nil
+	}
+	var n int
+	err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM (SELECT 1 FROM bounded_notes_fts WHERE bounded_notes_fts MATCH ? LIMIT ?) AS c",
+		ftsPhrase(q), maxIndexCandidates+1).Scan(&n)
+	if err != nil {
+		return false, s.wrapCtx(ctx, err)
+	}
+	return n <= maxIndexCandidates, nil
+}
+
+// searchNotesQuery is the paged statement of SearchNotes for the folded
+// query q: the notes whose title_fold or content_fold contains q, with
+// their rank (0 when the title contains it), found through the dialect's
+// note index when indexed is set, every note read otherwise.
+func (s *Store) searchNotesQuery(q string, indexed bool) paged {
+	in := func(col string) string { return s.d.Instr + "(" + col + ", ?) > 0" }
+	where := "(" + in("n.title_fold") + " OR " + in("n.content_fold") + ")"
+	args := []any{q, q}
+	if indexed {
+		switch s.d.NoteIndex {
+		case NoteIndexFTS5:
+			where = "n.id IN (SELECT i.id FROM bounded_notes_fts f JOIN bounded_note_fts_ids i ON i.rid = f.rowid" +
+				" WHERE bounded_notes_fts MATCH ?) AND " + where
+			args = append([]any{ftsPhrase(q)}, args...)
+		case NoteIndexTrigramGIN:
+			pattern := "%" + likeEscape.Replace(prefixRunes(q, indexPrefixRunes)) + "%"
+			where = "(n.title_fold LIKE ? OR n.content_fold LIKE ?) AND " + where
+			args = append([]any{pattern, pattern}, args...)
+		}
+	}
+	return paged{
+		countFrom: "bounded_notes n WHERE " + where, countArgs: args,
+		page: "SELECT * FROM (SELECT " + noteRefCols + ", CASE WHEN " + in("n.title_fold") + " THEN 0 ELSE 1 END AS rnk FROM bounded_notes n WHERE " + where +
+			") AS m WHERE 1 = 1{K} ORDER BY {O}",
+		pageArgs: append([]any{q}, args...),
+		keys: []key{{inner: "m.rnk", outer: "p.rnk", num: true}, {inner: "m.updated_at", outer: "p.updated_at", desc: true, num: true},
+			{inner: "m.id", outer: "p.id"}},
+	}
+}

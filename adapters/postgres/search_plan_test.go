@@ -1,0 +1,99 @@
+package postgres_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/adapters/internal/benchutil"
+	"github.com/boundedkit/bounded/adapters/postgres"
+)
+
+// relationNode is a node of EXPLAIN (FORMAT JSON) with the table it reads.
+type relationNode struct {
+	Type     string         `json:"Node Type"`
+	Relation string         `json:"Relation Name"`
+	Index    string         `json:"Index Name"`
+	Plans    []relationNode `json:"Plans"`
+}
+
+// seqScans returns the tables n reads by sequential scan, and the indexes
+// it reads.
+func seqScans(n relationNode) (tables, indexes []string) {
+	if n.Type == "Seq Scan" {
+		tables = append(tables, n.Relation)
+	}
+	if n.Index != "" {
+		indexes = append(indexes, n.Index)
+	}
+	for _, c := range n.Plans {
+		t, i := seqScans(c)
+		tables, indexes = append(tables, t...), append(indexes, i...)
+	}
+	return tables, indexes
+}
+
+// TestSearchPlans checks on 10,000 notes that SearchNotes finds a
+// selective query through the trigram indexes, for the count and the
+// page, by offset and by cursor: no sequential scan of bounded_notes.
+func TestSearchPlans(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	s, err := postgres.New(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := benchutil.Load(ctx, db, 10_000); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, "VACUUM ANALYZE"); err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	//lint:ignore SA1019 the store already holds db; WithQueryHook would return a copy it never sees
+	db.AddQueryHook(rec)
+	check := func(name string) {
+		t.Helper()
+		var out string
+		if err := db.QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) "+rec.last).Scan(&out); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var plans []struct {
+			Plan relationNode `json:"Plan"`
+		}
+		if err := json.Unmarshal([]byte(out), &plans); err != nil {
+			t.Fatal(err)
+		}
+		tables, indexes := seqScans(plans[0].Plan)
+		trgm := false
+		for _, i := range indexes {
+			trgm = trgm || i == "bounded_notes_title_trgm" || i == "bounded_notes_content_trgm"
+		}
+		for _, tb := range tables {
+			if tb == "bounded_notes" {
+				trgm = false
+			}
+		}
+		if !trgm {
+			t.Errorf("%s: the plan scans bounded_notes or skips the trigram indexes (scans %v, indexes %v):\n%s", name, tables, indexes, out)
+		}
+	}
+	for _, q := range []string{"note 123", "NOTE 999", "of note 42"} {
+		first, err := s.SearchNotes(ctx, q, bounded.Page{Limit: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first.Page.NextCursor == "" {
+			t.Fatalf("SearchNotes(%q): %d results and no cursor, want more than 2", q, len(first.Items))
+		}
+		check(q + ", first page")
+		for _, count := range []bounded.CountMode{bounded.CountExact, bounded.CountCapped, bounded.CountNone} {
+			if _, err := s.SearchNotes(ctx, q, bounded.Page{Limit: 2, Cursor: first.Page.NextCursor, Count: count}); err != nil {
+				t.Fatal(err)
+			}
+			check(fmt.Sprintf("%s by cursor, %v", q, count))
+		}
+	}
+}

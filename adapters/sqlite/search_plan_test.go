@@ -1,0 +1,73 @@
+package sqlite_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/adapters/internal/benchutil"
+	"github.com/boundedkit/bounded/adapters/sqlite"
+)
+
+// TestSearchPlans checks that SearchNotes finds a query of three
+// characters or more through its FTS5 index, for the count and the page,
+// by offset and by cursor: no step of the plan scans bounded_notes
+// (SQLite writes a full scan "SCAN n"), and the plan reads the index
+// ("VIRTUAL TABLE"). A shorter query reads every note.
+func TestSearchPlans(t *testing.T) {
+	ctx := context.Background()
+	s, db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "plan.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := benchutil.Load(ctx, db, 2000); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, "ANALYZE"); err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	//lint:ignore SA1019 the store already holds db; WithQueryHook would return a copy it never sees
+	db.AddQueryHook(rec)
+	for _, q := range []string{"note 12", "NOTE 199", "of note 3"} {
+		first, err := s.SearchNotes(ctx, q, bounded.Page{Limit: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first.Page.NextCursor == "" {
+			t.Fatalf("SearchNotes(%q): %d results and no cursor, want more than 2", q, len(first.Items))
+		}
+		checkSearchPlan(t, q+", first page", plan(t, db, rec.last), true)
+		for _, count := range []bounded.CountMode{bounded.CountExact, bounded.CountCapped, bounded.CountNone} {
+			if _, err := s.SearchNotes(ctx, q, bounded.Page{Limit: 2, Cursor: first.Page.NextCursor, Count: count}); err != nil {
+				t.Fatal(err)
+			}
+			checkSearchPlan(t, fmt.Sprintf("%s by cursor, %v", q, count), plan(t, db, rec.last), true)
+		}
+	}
+	if _, err := s.SearchNotes(ctx, "12", bounded.Page{Limit: 2}); err != nil {
+		t.Fatal(err)
+	}
+	checkSearchPlan(t, "12", plan(t, db, rec.last), false)
+}
+
+// checkSearchPlan checks whether a plan reads the FTS5 index and never
+// scans the notes (indexed) or scans them (not indexed).
+func checkSearchPlan(t *testing.T, name string, steps []step, indexed bool) {
+	t.Helper()
+	scans, fts := false, false
+	for _, st := range steps {
+		scans = scans || st.detail == "SCAN n" || strings.HasPrefix(st.detail, "SCAN n ") || strings.HasPrefix(st.detail, "SCAN bounded_notes")
+		fts = fts || strings.Contains(st.detail, "VIRTUAL TABLE")
+	}
+	if indexed && (scans || !fts) {
+		t.Errorf("%s: the plan scans the notes or skips the index:\n%s", name, format(steps))
+	}
+	if !indexed && !scans {
+		t.Errorf("%s: a query of two characters does not read every note:\n%s", name, format(steps))
+	}
+}
