@@ -1,0 +1,106 @@
+package benchutil
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/ports"
+	"github.com/uptrace/bun"
+)
+
+// Reindex drops the note index of the store on db and builds it again
+// from the stored notes, returning the time the build took and the
+// index's size in bytes.
+type Reindex func(ctx context.Context, db *bun.DB) (time.Duration, int64, error)
+
+// RunSearch loads each data set ([Rows], [Load], with the adapter's
+// indexes kept current as rows are written) and measures SearchNotes and
+// exact SearchNodes at pages of 20 with the capped count: a selective term
+// (about 1,111 matches at every size: "note 1" at 10,000 rows, "note 12"
+// at 100,000, "note 123" at 1,000,000), its fifth page by cursor, the
+// same first page with the exact count, and a broad term ("hub": every
+// note). It logs the load's throughput and, through reindex, the note
+// index's build time (0: not timed) and size.
+//
+//	go test -run '^$' -bench Search -benchtime 20x ./adapters/sqlite/
+//	BOUNDED_BENCH_ROWS=1000000 go test -run '^$' -bench Search -benchtime 20x -timeout 2h ./adapters/sqlite/
+func RunSearch(b *testing.B, open Opener, reindex Reindex) {
+	for _, rows := range Rows() {
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+			ctx := context.Background()
+			store, db := open(b, rows)
+			start := time.Now()
+			loadAndAnalyze(ctx, b, db, rows)
+			took := time.Since(start)
+			b.Logf("load: %d notes (and as many runs and entities) in %v, %.0f notes/s with the note index", rows, took.Round(time.Millisecond), float64(rows)/took.Seconds())
+			if reindex != nil {
+				d, size, err := reindex(ctx, db)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if d == 0 {
+					b.Logf("note index: %.1f MB (build not timed)", float64(size)/1e6)
+				} else {
+					b.Logf("note index: built in %v, %.1f MB", d.Round(time.Millisecond), float64(size)/1e6)
+				}
+			}
+			digits := len(fmt.Sprint(rows - 1))
+			selective := "note " + "123456789"[:max(digits-3, 1)]
+			capped := bounded.Page{Limit: 20, Count: bounded.CountCapped}
+			notes := func(q string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
+				return store.SearchNotes(ctx, q, p)
+			}
+			// The cursor of the fifth page.
+			p := capped
+			for range 4 {
+				pg, err := notes(selective, p)
+				if err != nil {
+					b.Fatal(err)
+				}
+				p.Cursor = pg.Page.NextCursor
+			}
+			cursor := p.Cursor
+			exact, err := notes(selective, bounded.Page{Limit: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Logf("%q matches %d notes", selective, exact.Page.Total)
+			cases := []struct {
+				name string
+				call func() (int, error)
+			}{
+				{"notes/selective/first", func() (int, error) { pg, err := notes(selective, capped); return len(pg.Items), err }},
+				{"notes/selective/cursor5", func() (int, error) {
+					pg, err := notes(selective, bounded.Page{Limit: 20, Cursor: cursor, Count: bounded.CountCapped})
+					return len(pg.Items), err
+				}},
+				{"notes/selective/exact", func() (int, error) { pg, err := notes(selective, bounded.Page{Limit: 20}); return len(pg.Items), err }},
+				{"notes/broad/first", func() (int, error) { pg, err := notes("hub", capped); return len(pg.Items), err }},
+				{"knowledge/exact/first", func() (int, error) {
+					pg, err := store.SearchNodes(ctx, ports.NodeQuery{Queries: []string{"alpha"}}, capped)
+					return len(pg.Items), err
+				}},
+			}
+			for _, c := range cases {
+				b.Run(c.name, func(b *testing.B) {
+					var spent []time.Duration
+					for b.Loop() {
+						start := time.Now()
+						n, err := c.call()
+						spent = append(spent, time.Since(start))
+						if err != nil {
+							b.Fatal(err)
+						}
+						if n != 20 {
+							b.Fatalf("%d results, want 20", n)
+						}
+					}
+					b.ReportMetric(median(spent), "median-ms")
+				})
+			}
+		})
+	}
+}
