@@ -115,7 +115,9 @@ func New(ctx context.Context, db bun.IDB, opts ...Option) (*Store, error) {
 //
 // The pool holds one connection: SQLite allows one writer at a time, and
 // one connection makes every write of this process wait its turn instead
-// of failing with SQLITE_BUSY (busy_timeout covers other processes).
+// of failing with SQLITE_BUSY. Transactions take the write lock when they
+// begin (BEGIN IMMEDIATE), so that busy_timeout covers other processes too:
+// a transaction that read first could not wait to upgrade its lock.
 func Open(ctx context.Context, path string, opts ...Option) (*Store, *bun.DB, error) {
 	sqldb, err := sql.Open(sqliteshim.ShimName, dsn(path))
 	if err != nil {
@@ -146,7 +148,7 @@ func dsn(path string) string {
 		path = "file:" + (&url.URL{Path: path}).EscapedPath()
 	}
 	if sqliteshim.DriverName() == "sqlite3" { // mattn/go-sqlite3
-		return path + sep + "_journal_mode=WAL&_busy_timeout=5000&_foreign_keys=1"
+		return path + sep + "_journal_mode=WAL&_busy_timeout=5000&_foreign_keys=1&_txlock=immediate"
 	}
-	return path + sep + "_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)"
+	return path + sep + "_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&_txlock=immediate"
 }
