@@ -29,7 +29,7 @@ func (s *Store) PutChunks(ctx context.Context, chunks []ports.Chunk) error {
 	norm = chunksInIDOrder(norm) // one lock order for every batch
 	return s.wrap(s.tx(ctx, func(ctx context.Context, tx bun.IDB) error {
 		for _, c := range norm {
-			if err := upsert(ctx, tx, "bounded_chunks",
+			if err := s.upsert(ctx, tx, "bounded_chunks",
 				[]string{"id", "file_path", "language", "start_line", "end_line", "content", "context_before", "context_after"},
 				[]any{c.ID, c.FilePath, c.Language, c.StartLine, c.EndLine, c.Content, c.ContextBefore, c.ContextAfter},
 			); err != nil {

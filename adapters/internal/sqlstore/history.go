@@ -27,7 +27,7 @@ func (s *Store) RecordRun(ctx context.Context, r ports.Run) error {
 		return err
 	}
 	return s.wrap(s.tx(ctx, func(ctx context.Context, tx bun.IDB) error {
-		return upsert(ctx, tx, "bounded_runs",
+		return s.upsert(ctx, tx, "bounded_runs",
 			[]string{"id", "endpoint_id", "started_at", "finished_at", "status", "status_code", "body", "body_chars"},
 			[]any{r.ID, r.EndpointID, micros(r.StartedAt), micros(r.FinishedAt), r.Status, r.StatusCode, r.Body, utf8.RuneCountInString(r.Body)},
 		)
@@ -54,7 +54,7 @@ func (s *Store) ResponseHistory(ctx context.Context, endpointID string, p bounde
 			countFrom: "bounded_runs r WHERE r.endpoint_id = ?", countArgs: []any{endpointID},
 			page: "SELECT r.id AS id, r.endpoint_id AS endpoint_id, r.started_at AS started_at, r.finished_at AS finished_at, r.status AS status," +
 				" r.status_code AS status_code, substr(r.body, 1, ?) AS body, r.body_chars AS body_chars" +
-				" FROM (SELECT id FROM bounded_runs WHERE endpoint_id = ?{K} ORDER BY {O} {L}) AS k " +
+				" FROM (SELECT id FROM bounded_runs" + s.d.index("bounded_runs_history") + " WHERE endpoint_id = ?{K} ORDER BY {O} {L}) AS k " +
 				s.keyJoin("bounded_runs", "r", "id"),
 			pageArgs: []any{ports.HistoryBodyChars, endpointID},
 			keys:     []key{{inner: "started_at", outer: "p.started_at", desc: true, num: true}, {inner: "id", outer: "p.id", desc: true}},

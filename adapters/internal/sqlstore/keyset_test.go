@@ -11,8 +11,10 @@ import (
 
 	"github.com/boundedkit/bounded"
 	"github.com/boundedkit/bounded/ports"
+	"github.com/go-sql-driver/mysql"
 	"github.com/google/go-cmp/cmp"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/mysqldialect"
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
 	"github.com/uptrace/bun/driver/pgdriver"
@@ -38,8 +40,10 @@ func (r nrow) keys() []any {
 	return []any{n, s, r.ID}
 }
 
-// keysetDBs are the engines the test runs on: SQLite in a temporary file,
-// and Postgres when BOUNDED_PG_DSN is set.
+// keysetDBs are the engines the test runs on: SQLite in a temporary file
+// (twice: with the row-value keyset and with the expanded one of
+// [Dialect.ExpandKeyset]), Postgres when BOUNDED_PG_DSN is set and
+// MariaDB when BOUNDED_MYSQL_DSN is.
 func keysetDBs(t *testing.T) map[string]*bun.DB {
 	dbs := map[string]*bun.DB{}
 	sqldb, err := sql.Open(sqliteshim.ShimName, "file:"+filepath.Join(t.TempDir(), "k.db"))
@@ -48,10 +52,29 @@ func keysetDBs(t *testing.T) map[string]*bun.DB {
 	}
 	sqldb.SetMaxOpenConns(1)
 	dbs["sqlite"] = bun.NewDB(sqldb, sqlitedialect.New())
+	sqldb, err = sql.Open(sqliteshim.ShimName, "file:"+filepath.Join(t.TempDir(), "e.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sqldb.SetMaxOpenConns(1)
+	dbs["sqlite-expanded"] = bun.NewDB(sqldb, sqlitedialect.New())
 	if dsn := os.Getenv("BOUNDED_PG_DSN"); dsn != "" {
 		pg := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn)))
 		pg.SetMaxOpenConns(1) // the temporary table lives on one connection
 		dbs["postgres"] = bun.NewDB(pg, pgdialect.New())
+	}
+	if dsn := os.Getenv("BOUNDED_MYSQL_DSN"); dsn != "" {
+		cfg, err := mysql.ParseDSN(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn, err := mysql.NewConnector(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		my := sql.OpenDB(conn)
+		my.SetMaxOpenConns(1)
+		dbs["mysql"] = bun.NewDB(my, mysqldialect.New())
 	}
 	for _, db := range dbs {
 		t.Cleanup(func() { db.Close() })
@@ -80,9 +103,9 @@ func TestNullableKeys(t *testing.T) {
 	}
 	for name, db := range keysetDBs(t) {
 		t.Run(name, func(t *testing.T) {
-			text := "TEXT"
-			if name == "postgres" {
-				text = `TEXT COLLATE "C"`
+			text := map[string]string{"postgres": `TEXT COLLATE "C"`, "mysql": "VARBINARY(64)"}[name]
+			if text == "" {
+				text = "TEXT"
 			}
 			if _, err := db.ExecContext(ctx, "CREATE TEMPORARY TABLE keyset_t (id "+text+" NOT NULL PRIMARY KEY, n BIGINT, s "+text+")"); err != nil {
 				t.Fatal(err)
@@ -92,7 +115,7 @@ func TestNullableKeys(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			st := &Store{db: db, d: Dialect{Name: name}}
+			st := &Store{db: db, d: Dialect{Name: name, ExpandKeyset: name != "sqlite" && name != "postgres"}}
 			for _, dirs := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
 				desc := []bool{dirs[0], dirs[1], false}
 				o := ports.Order[nrow]{Desc: desc, Keys: nrow.keys}

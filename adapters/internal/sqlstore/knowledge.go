@@ -29,7 +29,7 @@ func (s *Store) PutEntity(ctx context.Context, e ports.Entity) error {
 	}
 	trigrams := ports.Trigrams(e.Name)
 	return s.wrap(s.tx(ctx, func(ctx context.Context, tx bun.IDB) error {
-		if err := upsert(ctx, tx, "bounded_entities",
+		if err := s.upsert(ctx, tx, "bounded_entities",
 			[]string{"name", "entity_type", "name_fold", "type_fold", "observations", "tags", "updated_at", "trigram_count"},
 			[]any{e.Name, e.Type, ports.Fold(e.Name), ports.Fold(e.Type), encodeList(e.Observations), encodeList(e.Tags), micros(e.UpdatedAt), len(trigrams)},
 		); err != nil {
@@ -66,7 +66,7 @@ func (s *Store) PutEntity(ctx context.Context, e ports.Entity) error {
 		for i, t := range trigrams {
 			rows[i] = []any{t, e.Name}
 		}
-		return insertRows(ctx, tx, "bounded_entity_trigrams", []string{"trigram", "name"}, rows, "ON CONFLICT (trigram, name) DO NOTHING")
+		return insertRows(ctx, tx, "bounded_entity_trigrams", []string{"trigram", "name"}, rows, s.ignoreDuplicates("trigram", "name"))
 	}))
 }
 
@@ -164,7 +164,7 @@ func (s *Store) searchTrigramTable(ctx context.Context, q ports.NodeQuery, req b
 			// threshold with any name: the query matches nothing.
 			continue
 		}
-		parts = append(parts, `SELECT x.name, CAST(x.shared AS DOUBLE PRECISION) / (e.trigram_count + ? - x.shared) AS sim
+		parts = append(parts, `SELECT x.name, CAST(x.shared AS `+s.d.double()+`) / (e.trigram_count + ? - x.shared) AS sim
 			FROM (SELECT t.name, count(*) AS shared FROM bounded_entity_trigrams t WHERE t.trigram IN (?) GROUP BY t.name) AS x
 			JOIN bounded_entities e ON e.name = x.name`)
 		args = append(args, len(tri), bun.List(tri))

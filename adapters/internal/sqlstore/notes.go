@@ -38,7 +38,7 @@ func (s *Store) PutNote(ctx context.Context, n ports.Note) error {
 	}
 	updated := micros(n.UpdatedAt)
 	return s.wrap(s.tx(ctx, func(ctx context.Context, tx bun.IDB) error {
-		if err := upsert(ctx, tx, "bounded_notes",
+		if err := s.upsert(ctx, tx, "bounded_notes",
 			[]string{"id", "title", "title_fold", "content", "content_fold", "tags", "created_at", "updated_at"},
 			[]any{n.ID, n.Title, ports.Fold(n.Title), n.Content, ports.Fold(n.Content), encodeList(n.Tags), micros(n.CreatedAt), updated},
 		); err != nil {
@@ -241,7 +241,7 @@ func (s *Store) ListNotes(ctx context.Context, f ports.ListFilter, p bounded.Pag
 			}
 			q = paged{
 				countFrom: "bounded_note_tags t WHERE " + where, countArgs: args,
-				page: "SELECT " + noteRefCols + " FROM (SELECT t.note_id AS id FROM bounded_note_tags t WHERE " + where +
+				page: "SELECT " + noteRefCols + " FROM (SELECT t.note_id AS id FROM bounded_note_tags t" + s.d.index("bounded_note_tags_list") + " WHERE " + where +
 					"{K} ORDER BY {O} {L}) AS k " + s.keyJoin("bounded_notes", "n", "id"),
 				pageArgs: args,
 				keys:     updatedKeys("t.updated_at", "t.note_id"),
@@ -258,7 +258,7 @@ func (s *Store) ListNotes(ctx context.Context, f ports.ListFilter, p bounded.Pag
 			}
 			q = paged{
 				countFrom: "bounded_notes n" + countWhere, countArgs: args,
-				page: "SELECT " + noteRefCols + " FROM (SELECT n.id AS id FROM bounded_notes n" + where +
+				page: "SELECT " + noteRefCols + " FROM (SELECT n.id AS id FROM bounded_notes n" + s.d.index("bounded_notes_updated") + where +
 					"{K} ORDER BY {O} {L}) AS k " + s.keyJoin("bounded_notes", "n", "id"),
 				direct:   "SELECT " + noteRefCols + " FROM bounded_notes n" + where + "{K} ORDER BY {O} {L}",
 				pageArgs: args,
@@ -334,12 +334,12 @@ func (s *Store) SearchByLinks(ctx context.Context, q ports.LinkQuery, p bounded.
 		}
 		if len(q.ExternalDomains) > 0 {
 			// host = d, or host ends with "." + d: its last n characters are
-			// "." + d (length and substr count characters on both engines).
+			// "." + d (the dialect's CharLength and substr count characters).
 			var or []string
 			for _, d := range q.ExternalDomains {
 				d = ports.Fold(d)
 				n := utf8.RuneCountInString(d) + 1
-				or = append(or, "l.host = ? OR (length(l.host) > ? AND substr(l.host, length(l.host) - ? + 1) = ?)")
+				or = append(or, "l.host = ? OR ("+s.d.charLength()+"(l.host) > ? AND substr(l.host, "+s.d.charLength()+"(l.host) - ? + 1) = ?)")
 				args = append(args, d, n, n, "."+d)
 			}
 			conds = append(conds, "n.id IN (SELECT l.source_id FROM bounded_note_links l WHERE l.is_external = 1 AND ("+strings.Join(or, " OR ")+"))")
@@ -462,7 +462,7 @@ func (s *Store) Backlinks(ctx context.Context, id string, p bounded.Page) (bound
 		}
 		q := paged{
 			countFrom: "bounded_note_backlinks b WHERE b.target = ?", countArgs: []any{id},
-			page: "SELECT " + noteRefCols + " FROM (SELECT b.source_id AS id FROM bounded_note_backlinks b" +
+			page: "SELECT " + noteRefCols + " FROM (SELECT b.source_id AS id FROM bounded_note_backlinks b" + s.d.index("bounded_note_backlinks_list") +
 				" WHERE b.target = ?{K} ORDER BY {O} {L}) AS k " + s.keyJoin("bounded_notes", "n", "id"),
 			pageArgs: []any{id},
 			keys:     updatedKeys("b.updated_at", "b.source_id"),

@@ -135,7 +135,11 @@ var schema = []string{
 
 // createSchema runs the dialect's DDL and the shared tables' on db.
 func createSchema(ctx context.Context, db bun.IDB, d Dialect) error {
-	stmts := append(append(append([]string(nil), d.SchemaBefore...), schema...), d.SchemaAfter...)
+	shared := schema
+	if d.Schema != nil {
+		shared = d.Schema
+	}
+	stmts := append(append(append([]string(nil), d.SchemaBefore...), shared...), d.SchemaAfter...)
 	for _, s := range stmts {
 		s = strings.ReplaceAll(s, "{T}", d.Text)
 		if _, err := db.ExecContext(ctx, s); err != nil {

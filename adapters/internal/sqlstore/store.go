@@ -131,8 +131,10 @@ type paged struct {
 // near the cursor (the negated comparison filters the few ties); text keys in opposite directions fall back to
 // the expanded OR form. A nullable key compares as two: whether it is
 // NULL (NULLs last, as [orderBy] sorts them and [driver.CompareKeys]
-// compares them) and its value with NULL read as zero.
-func keyset(keys []key, at *driver.Cursor) (string, []any, error) {
+// compares them) and its value with NULL read as zero. With expand
+// ([Dialect.ExpandKeyset]) the expanded form is always used, preceded by
+// the range on the first key.
+func keyset(keys []key, at *driver.Cursor, expand bool) (string, []any, error) {
 	if len(at.Keys) != len(keys) {
 		return "", nil, fmt.Errorf("%w: %d keys, want %d", bounded.ErrInvalidCursor, len(at.Keys), len(keys))
 	}
@@ -181,10 +183,11 @@ func keyset(keys []key, at *driver.Cursor) (string, []any, error) {
 		return ">"
 	}
 	for _, c := range comps {
-		if !c.num && c.desc != ref {
+		if expand || (!c.num && c.desc != ref) {
 			// Text keys in opposite directions: no row value serves. The
 			// expanded form (a > ?) OR (a = ? AND b < ?) OR ... is exact,
-			// but engines use it as a filter, not an index range.
+			// but SQLite and Postgres use it as a filter, not an index
+			// range; MariaDB makes it ranges.
 			var ors []string
 			var args []any
 			for i, c := range comps {
@@ -196,6 +199,10 @@ func keyset(keys []key, at *driver.Cursor) (string, []any, error) {
 				and = append(and, c.expr+" "+cmp(c.desc)+" ?")
 				args = append(args, c.val)
 				ors = append(ors, "("+strings.Join(and, " AND ")+")")
+			}
+			if expand && !keys[0].nullable {
+				lead := keys[0].inner + " " + cmp(keys[0].desc) + "= ? AND ("
+				return lead + strings.Join(ors, " OR ") + ")", append([]any{comps[0].val}, args...), nil
 			}
 			return strings.Join(ors, " OR "), args, nil
 		}
@@ -359,7 +366,7 @@ func (s *Store) run(ctx context.Context, q paged, req bounded.Request, scan func
 			if req.At == nil {
 				return "", nil
 			}
-			pred, a, err := keyset(q.keys, req.At)
+			pred, a, err := keyset(q.keys, req.At, s.d.ExpandKeyset)
 			if err != nil {
 				kerr = err
 			}
