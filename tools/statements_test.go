@@ -122,6 +122,7 @@ func TestContextStatements(t *testing.T) {
 		{"list_notes", `{"limit":50}`, 2},
 		{"list_notes", `{"limit":5}`, 3},
 		{"search_notes", `{"query":"top"}`, 2},
+		{"search_notes", `{"query":"top","limit":50}`, 2},
 		{"search_notes", `{"query":"top","limit":9}`, 3},
 	}
 	for _, a := range adapterStores {

@@ -11,7 +11,7 @@
 //
 //	go run ./examples/mcpserver                       # the demo vault, SQLite in the user cache directory
 //	go run ./examples/mcpserver -vault ~/my-vault     # your vault
-//	go run ./examples/mcpserver -db bounded.db        # SQLite in a file of your choice
+//	go run ./examples/mcpserver -db /tmp/bounded.db   # SQLite in a file of your choice
 //	go run ./examples/mcpserver -pg 'postgres://postgres@127.0.0.1:5432/test?sslmode=disable'
 //
 // Register it with an MCP client as a stdio server, for example
