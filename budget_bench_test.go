@@ -54,7 +54,7 @@ func benchInput(n int) ([]benchDoc, FitInput[benchDoc], Budget) {
 	docs := benchDocs(n)
 	req := Request{Limit: n}
 	in := FitInput[benchDoc]{
-		Page: Paged[benchDoc]{Items: docs, Page: req.Info(5*n, n)},
+		Page: Paged[benchDoc]{Items: docs, Page: req.info(5*n, n)},
 		Call: Call{Tool: "search_knowledge", Args: Args{{"query", "auth"}}, Paging: ByPage, DefaultLimit: n},
 	}
 	return docs, in, Budget{MaxChars: 10_000_000}
@@ -148,7 +148,7 @@ var benchFixtures = []benchFixture{
 func vsMarshal[T any](b *testing.B, items []T) {
 	n := len(items)
 	in := FitInput[T]{
-		Page: Paged[T]{Items: items, Page: Request{Limit: n}.Info(5*n, n)},
+		Page: Paged[T]{Items: items, Page: Request{Limit: n}.info(5*n, n)},
 		Call: Call{Tool: "search_knowledge", Args: Args{{"query", "auth"}}, Paging: ByPage, DefaultLimit: n},
 	}
 	fitVsMarshal(b, items, in, Budget{MaxChars: 10_000_000})

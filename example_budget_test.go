@@ -1,11 +1,13 @@
 package bounded_test
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"strings"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 )
 
 // A page of five notes does not fit a 1,800-character budget: Fit keeps the
@@ -17,18 +19,19 @@ func ExampleFit() {
 		Body  string `json:"body"`
 	}
 	var notes []note
-	for i := range 5 {
+	for i := range 12 {
 		notes = append(notes, note{Title: fmt.Sprintf("Note %d", i+1), Body: strings.Repeat("lorem ipsum ", 25)})
 	}
 	limits := bounded.Limits{Default: 5, Max: 20}
-	req, err := limits.Normalize(bounded.Page{}) // the agent asked for the first page
+	// The agent asked for the first page.
+	page, err := bounded.FetchPage(context.Background(), bounded.FromSlice(notes), "", bounded.Page{}, limits, driver.Codec{})
 	if err != nil {
 		panic(err)
 	}
 	fitted, err := bounded.Fit(
 		bounded.Budget{MaxChars: 1800, Logger: slog.New(slog.DiscardHandler)},
 		bounded.FitInput[note]{
-			Page: bounded.Paged[note]{Items: notes, Page: req.Info(12, len(notes))},
+			Page: page,
 			Call: bounded.Call{Tool: "search_notes", Args: bounded.Args{{Name: "query", Value: "lorem"}}, DefaultLimit: 5},
 		},
 	)

@@ -1,10 +1,12 @@
 package bounded_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 )
 
 // The hint tells the agent where the page sits and the exact call that
@@ -16,14 +18,15 @@ func ExampleCall_Hint() {
 		Paging:       bounded.ByPage,
 		DefaultLimit: 100,
 	}
-	r, _ := bounded.Limits{Default: 100, Max: 500}.Normalize(bounded.Page{})
-	info := r.Info(350, 100)
-	fmt.Println(call.Hint(info, bounded.HintFull))
-	fmt.Println(call.Hint(info, bounded.HintTerse))
+	docs := bounded.FromSlice(make([]string, 350)) // 350 documents match "auth"
+	limits := bounded.Limits{Default: 100, Max: 500}
+	pg, _ := bounded.FetchPage(context.Background(), docs, "", bounded.Page{}, limits, driver.Codec{})
+	fmt.Println(call.Hint(pg.Page, bounded.HintFull))
+	fmt.Println(call.Hint(pg.Page, bounded.HintTerse))
 
 	// The last page, asked with a limit over the maximum.
-	r, _ = bounded.Limits{Default: 100, Max: 500}.Normalize(bounded.Page{Limit: 1000})
-	fmt.Println(call.Hint(r.Info(350, 350), bounded.HintFull))
+	pg, _ = bounded.FetchPage(context.Background(), docs, "", bounded.Page{Limit: 1000}, limits, driver.Codec{})
+	fmt.Println(call.Hint(pg.Page, bounded.HintFull))
 
 	// A capped count that stopped at 10,000.
 	capped := bounded.PageInfo{Total: 10_000, TotalKind: bounded.TotalAtLeast, Limit: 100, Returned: 100, HasMore: true, NextOffset: 100}
@@ -44,8 +47,10 @@ func ExampleCall_Next() {
 		Paging:       bounded.ByPage,
 		DefaultLimit: 20,
 	}
-	r, _ := bounded.Limits{Default: 20, Max: 100}.Normalize(bounded.Page{Offset: 20})
-	info := r.Info(75, 20) // tasks 21-40 of 75
+	tasks := bounded.FromSlice(make([]string, 75)) // 75 open tasks in apollo
+	limits := bounded.Limits{Default: 20, Max: 100}
+	pg, _ := bounded.FetchPage(context.Background(), tasks, "", bounded.Page{Offset: 20}, limits, driver.Codec{})
+	info := pg.Page // tasks 21-40 of 75
 
 	next, ok := call.Next(info)
 	fmt.Println(call.Render(next), ok)
@@ -55,7 +60,8 @@ func ExampleCall_Next() {
 	fmt.Println(call.Render(next))
 
 	// The last page has no next call.
-	_, ok = call.Next(r.Info(40, 20))
+	last, _ := bounded.FetchPage(context.Background(), tasks, "", bounded.Page{Offset: 60}, limits, driver.Codec{})
+	_, ok = call.Next(last.Page)
 	fmt.Println(ok)
 	// Output:
 	// list_tasks(project="apollo", status="open", page=2) true

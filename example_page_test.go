@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 )
 
 // A tool that lists tasks returns 20 by default and at most 50, whatever the
@@ -66,8 +67,9 @@ func ExampleDefaultCountCap() {
 // A budget kept 3 of the 10 search results of a page: the page now ends
 // after them, and the next one starts at the first result cut.
 func ExamplePageInfo_Cut() {
-	r, _ := bounded.Limits{Default: 10, Max: 50}.Normalize(bounded.Page{Offset: 20})
-	info := r.Info(87, 10) // results 21-30 of 87
+	hits := make([]int, 87) // the ids of a search's 87 results
+	pg, _ := bounded.FetchPage(context.Background(), bounded.FromSlice(hits), "", bounded.Page{Offset: 20}, bounded.Limits{Default: 10, Max: 50}, driver.Codec{})
+	info := pg.Page // results 21-30 of 87
 
 	cut := info.Cut(3)
 	fmt.Printf("returned %d, next offset %d -> %d\n", info.Returned, info.NextOffset, cut.NextOffset)
@@ -78,8 +80,9 @@ func ExamplePageInfo_Cut() {
 }
 
 func ExamplePageInfo_TotalPages() {
-	r, _ := bounded.Limits{Default: 10, Max: 50}.Normalize(bounded.Page{Offset: 20})
-	info := r.Info(87, 10) // results 21-30 of 87
+	hits := make([]int, 87) // the ids of a search's 87 results
+	pg, _ := bounded.FetchPage(context.Background(), bounded.FromSlice(hits), "", bounded.Page{Offset: 20}, bounded.Limits{Default: 10, Max: 50}, driver.Codec{})
+	info := pg.Page // results 21-30 of 87
 
 	fmt.Printf("page %d of %d, %d pages remain, the last starts at %d\n",
 		info.PageNumber()+1, info.TotalPages(), info.PagesRemaining(), info.LastPageOffset())
@@ -90,8 +93,9 @@ func ExamplePageInfo_TotalPages() {
 // An offset past the end returns nothing and says so: the hint of such a page
 // names the last page instead.
 func ExamplePageInfo_PastEnd() {
-	r, _ := bounded.Limits{Default: 10, Max: 50}.Normalize(bounded.Page{Offset: 120})
-	info := r.Info(87, 0)
+	hits := make([]int, 87) // the ids of a search's 87 results
+	pg, _ := bounded.FetchPage(context.Background(), bounded.FromSlice(hits), "", bounded.Page{Offset: 120}, bounded.Limits{Default: 10, Max: 50}, driver.Codec{})
+	info := pg.Page
 	fmt.Println(info.PastEnd(), info.HasMore, info.LastPageOffset())
 	// Output:
 	// true false 80
@@ -102,15 +106,9 @@ func ExamplePageInfo_PastEnd() {
 func ExampleAll() {
 	tasks := []string{"write spec", "review PR", "fix flaky test", "update deps", "tag release", "café menu", "reply to Zoë"}
 	limits := bounded.Limits{Default: 3, Max: 10}
-	fetch := func(_ context.Context, p bounded.Page) (bounded.Paged[string], error) {
-		r, err := limits.Normalize(p)
-		if err != nil {
-			return bounded.Paged[string]{}, err
-		}
-		end := min(r.Offset+r.Limit, len(tasks))
-		start := min(r.Offset, end)
-		fmt.Printf("(fetch offset %d)\n", r.Offset)
-		return bounded.Paged[string]{Items: tasks[start:end], Page: r.Info(len(tasks), end-start)}, nil
+	fetch := func(ctx context.Context, p bounded.Page) (bounded.Paged[string], error) {
+		fmt.Printf("(fetch offset %d)\n", p.Offset)
+		return bounded.FetchPage(ctx, bounded.FromSlice(tasks), "", p, limits, driver.Codec{})
 	}
 	for t, err := range bounded.All(context.Background(), bounded.Page{}, fetch) {
 		if err != nil {
@@ -132,11 +130,19 @@ func ExampleAll() {
 	// reply to Zoë
 }
 
-// An adapter that counted its matches exactly builds the page's metadata
-// with Info, so that every adapter reports HasMore and NextOffset alike.
-func ExampleRequest_Info() {
-	r, _ := bounded.Limits{Default: 25, Max: 100}.Normalize(bounded.Page{Offset: 25})
-	b, _ := json.Marshal(r.Info(63, 25)) // LIMIT 25 OFFSET 25 returned 25; count(*) 63
+// A query that counts its matches exactly gets the page's pagination from
+// FetchPage, as every store does.
+func ExampleFromFunc_pagination() {
+	// LIMIT r.Limit OFFSET r.Offset over 63 invoices, and count(*).
+	invoices := func(_ context.Context, r bounded.Request) ([]int, int, error) {
+		ids := make([]int, 0, r.Limit)
+		for id := r.Offset + 1; id <= min(r.Offset+r.Limit, 63); id++ {
+			ids = append(ids, id)
+		}
+		return ids, 63, nil
+	}
+	pg, _ := bounded.FetchPage(context.Background(), bounded.FromFunc(invoices), "", bounded.Page{Offset: 25}, bounded.Limits{Default: 25, Max: 100}, driver.Codec{})
+	b, _ := json.Marshal(pg.Page)
 	fmt.Println(string(b))
 	// Output:
 	// {"total":63,"totalKind":"exact","limit":25,"offset":25,"returned":25,"hasMore":true,"nextOffset":50}

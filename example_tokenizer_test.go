@@ -29,7 +29,7 @@ func ExampleFitContext() {
 	notes := []string{strings.Repeat("word ", 25), strings.Repeat("word ", 25), strings.Repeat("word ", 25)}
 	b := bounded.Budget{MaxTokens: 130, Tokenizer: countService{}, Logger: slog.New(slog.DiscardHandler)}
 	in := bounded.FitInput[string]{
-		Page: bounded.Paged[string]{Items: notes, Page: bounded.Request{Limit: 3}.Info(3, 3)},
+		Page: bounded.Paged[string]{Items: notes, Page: bounded.PageInfo{Total: 3, Limit: 3, Returned: 3}},
 		Call: bounded.Call{Tool: "read_notes", DefaultLimit: 3},
 	}
 	fitted, err := bounded.FitContext(context.Background(), b, in)

@@ -18,9 +18,9 @@ func BenchmarkHint(b *testing.B) {
 		name string
 		info PageInfo
 	}{
-		{"first", req.Info(50, 10)},
-		{"cut", req.Info(5000, 10).Cut(7)},
-		{"past", Request{Limit: 25, Offset: 9000}.Info(1234, 0)},
+		{"first", req.info(50, 10)},
+		{"cut", req.info(5000, 10).Cut(7)},
+		{"past", Request{Limit: 25, Offset: 9000}.info(1234, 0)},
 	}
 	for _, in := range infos {
 		for _, style := range []HintStyle{HintFull, HintTerse} {
@@ -38,7 +38,7 @@ func BenchmarkHint(b *testing.B) {
 
 // BenchmarkFitEmpty fits an empty page: the fixed cost of a call.
 func BenchmarkFitEmpty(b *testing.B) {
-	in := FitInput[benchDoc]{Page: Paged[benchDoc]{Page: Request{Limit: 10}.Info(0, 0)}, Call: benchHintCall}
+	in := FitInput[benchDoc]{Page: Paged[benchDoc]{Page: Request{Limit: 10}.info(0, 0)}, Call: benchHintCall}
 	budget := Budget{MaxChars: 10_000, CharsPerToken: DefaultCharsPerToken}
 	b.ReportAllocs()
 	for b.Loop() {

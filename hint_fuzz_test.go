@@ -105,7 +105,7 @@ func hintFuzzWalk(t *testing.T, call Call, l Limits, n, size, cut int, style Hin
 		}
 		prevOffset = r.Offset
 		got := min(r.Limit, max(n-r.Offset, 0))
-		info := r.Info(n, got)
+		info := r.info(n, got)
 		if cut > 0 && got > cut {
 			info = info.Cut(cut)
 			got = cut
@@ -139,7 +139,7 @@ func hintFuzzWalk(t *testing.T, call Call, l Limits, n, size, cut int, style Hin
 	if err != nil {
 		t.Fatal(err)
 	}
-	info := r.Info(n, 0)
+	info := r.info(n, 0)
 	last := call.at(info, info.LastPageOffset(), "")
 	if h := call.Hint(info, HintFull); !strings.Contains(h, call.Render(last)) {
 		t.Fatalf("past-the-end hint %q does not name the last page's call %s", h, call.Render(last))

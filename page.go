@@ -113,9 +113,8 @@ type Limits struct {
 }
 
 // Request is a validated [Page]: Limit is in [1, Max] and Offset in
-// [0, MaxOffset]. A [Source] receives one from [FetchPage]; a tool that
-// pages by hand gets one from [Limits.Normalize] and describes its page
-// with [Request.Info].
+// [0, MaxOffset]. A [Source] receives one from [FetchPage], which builds
+// the page's [PageInfo]; [Limits.Normalize] returns one too.
 type Request struct {
 	Limit  int
 	Offset int
@@ -325,11 +324,11 @@ type PageInfo struct {
 	AfterCursor bool `json:"afterCursor,omitempty"`
 }
 
-// Info builds the [PageInfo] of a page of returned items out of total
+// info builds the [PageInfo] of a page of returned items out of total
 // matching ones, counted exactly. It is the one place where HasMore and
-// NextOffset are derived, so every adapter reports them alike. An offset past
+// NextOffset are derived, so every source reports them alike. An offset past
 // the end gives Returned 0, HasMore false and the exact total.
-func (r Request) Info(total, returned int) PageInfo {
+func (r Request) info(total, returned int) PageInfo {
 	pi := PageInfo{
 		Total:          total,
 		TotalKind:      TotalExact,
@@ -356,7 +355,7 @@ func (r Request) Info(total, returned int) PageInfo {
 // page that returns items and has none after them knows its total exactly:
 // Offset + returned, whatever atLeast says.
 func (r Request) infoMore(returned int, hasMore bool, atLeast int) PageInfo {
-	pi := r.Info(0, returned)
+	pi := r.info(0, returned)
 	pi.HasMore = hasMore && returned > 0
 	if pi.HasMore {
 		pi.NextOffset = r.Offset + returned
@@ -411,13 +410,13 @@ func (r Request) finish(returned int, more bool, counted int) PageInfo {
 	var pi PageInfo
 	switch {
 	case r.Count == CountNone && returned == 0 && off == 0 && !r.Backward():
-		pi = rr.Info(0, 0) // an empty set: nothing to count
+		pi = rr.info(0, 0) // an empty set: nothing to count
 	case r.Count == CountNone:
 		pi = rr.infoMore(returned, after, -1)
 	case r.Count == CountCapped && counted > r.CountCap:
 		pi = rr.infoMore(returned, after, r.CountCap)
 	default:
-		pi = rr.Info(counted, returned)
+		pi = rr.info(counted, returned)
 		pi.HasMore = after && returned > 0
 		pi.NextOffset = 0
 		if pi.HasMore {

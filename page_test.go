@@ -100,11 +100,11 @@ func TestInfo(t *testing.T) {
 		{"clamped", Request{Limit: 500, Requested: 900, Clamped: true}, 3, 3, PageInfo{Total: 3, Limit: 500, Returned: 3, Clamped: true, RequestedLimit: 900}},
 	}
 	for _, tt := range tests {
-		if got := tt.req.Info(tt.total, tt.returned); got != tt.want {
+		if got := tt.req.info(tt.total, tt.returned); got != tt.want {
 			t.Errorf("%s: got %+v, want %+v", tt.name, got, tt.want)
 		}
 	}
-	past := Request{Limit: 10, Offset: 500}.Info(35, 0)
+	past := Request{Limit: 10, Offset: 500}.info(35, 0)
 	if !past.PastEnd() || past.LastPageOffset() != 30 {
 		t.Errorf("past the end: PastEnd=%v LastPageOffset=%d, want true 30", past.PastEnd(), past.LastPageOffset())
 	}
@@ -135,12 +135,12 @@ func TestPageNumbers(t *testing.T) {
 		number, pages, remaining  int
 		hasNext, hasPrev, aligned bool
 	}{
-		{Request{Limit: 100}.Info(350, 100), 0, 4, 3, true, false, true},
-		{Request{Limit: 100, Offset: 100}.Info(350, 100), 1, 4, 2, true, true, true},
-		{Request{Limit: 100, Offset: 300}.Info(350, 50), 3, 4, 0, false, true, true},
-		{Request{Limit: 100}.Info(0, 0), 0, 0, 0, false, false, true},
-		{Request{Limit: 100}.Info(350, 100).Cut(57), 0, 4, 3, true, false, false},
-		{Request{Limit: 100}.Info(100, 100), 0, 1, 0, false, false, true},
+		{Request{Limit: 100}.info(350, 100), 0, 4, 3, true, false, true},
+		{Request{Limit: 100, Offset: 100}.info(350, 100), 1, 4, 2, true, true, true},
+		{Request{Limit: 100, Offset: 300}.info(350, 50), 3, 4, 0, false, true, true},
+		{Request{Limit: 100}.info(0, 0), 0, 0, 0, false, false, true},
+		{Request{Limit: 100}.info(350, 100).Cut(57), 0, 4, 3, true, false, false},
+		{Request{Limit: 100}.info(100, 100), 0, 1, 0, false, false, true},
 	}
 	for i, tt := range tests {
 		in := tt.info
@@ -177,7 +177,7 @@ func sliceFetcher(items []int, l Limits) Fetcher[int] {
 		}
 		lo := min(r.Offset, len(items))
 		hi := min(lo+r.Limit, len(items))
-		return Paged[int]{Items: items[lo:hi], Page: r.Info(len(items), hi-lo)}, nil
+		return Paged[int]{Items: items[lo:hi], Page: r.info(len(items), hi-lo)}, nil
 	}
 }
 
@@ -368,7 +368,7 @@ func FuzzPageNumber(f *testing.F) {
 					t.Fatalf("page %d starts at %d, want %d", n, rr.Offset, seen)
 				}
 				got := min(rr.Limit, max(total-rr.Offset, 0))
-				info := rr.Info(total, got)
+				info := rr.info(total, got)
 				seen += got
 				if !info.HasMore {
 					break

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 	"github.com/boundedkit/bounded/memrepo"
 	"github.com/boundedkit/bounded/ports"
 )
@@ -177,17 +178,13 @@ func allOf[T any](ctx context.Context, max int, fetch func(p bounded.Page) (boun
 	return out, nil
 }
 
-// pageOf pages all with l, as a store that got the order wrong would.
+// pageOf pages all with l by offset, counting exactly, as a store that got
+// the order wrong would.
 func pageOf[T any](l bounded.Limits, p bounded.Page, all []T) (bounded.Paged[T], error) {
-	req, err := l.Normalize(p)
-	if err != nil {
+	if _, err := l.Normalize(p); err != nil {
 		return bounded.Paged[T]{}, err
 	}
-	var items []T
-	if req.Offset < len(all) {
-		items = all[req.Offset:min(len(all), req.Offset+req.Limit)]
-	}
-	return bounded.Paged[T]{Items: items, Page: req.Info(len(all), len(items))}, nil
+	return bounded.FetchPage(context.Background(), bounded.FromSlice(all), "", bounded.Page{Limit: p.Limit, Offset: p.Offset}, l, driver.Codec{})
 }
 
 // tieBreaking orders ListNotes' ties by ID descending instead of

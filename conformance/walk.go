@@ -333,7 +333,8 @@ func emptySlice[T any](s []T) []T {
 
 // checkInfo checks the invariants of one page of a store's answer of total
 // items, asked for with p: Returned, Total, Offset, Limit, HasMore and
-// NextOffset must be exactly what [bounded.Request.Info] derives.
+// NextOffset must be exactly what [bounded.FetchPage] reports for an exact
+// count.
 func checkInfo[T any](t TB, at string, l bounded.Limits, p bounded.Page, pg bounded.Paged[T], total int) bool {
 	t.Helper()
 	info := pg.Page

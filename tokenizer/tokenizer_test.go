@@ -252,9 +252,9 @@ func testItems(t testing.TB) []json.RawMessage {
 var quiet = slog.New(slog.DiscardHandler)
 
 func fitInput(items []json.RawMessage) bounded.FitInput[json.RawMessage] {
-	req := bounded.Request{Limit: len(items)}
+	n := len(items) // the first page of n+100 results
 	return bounded.FitInput[json.RawMessage]{
-		Page: bounded.Paged[json.RawMessage]{Items: items, Page: req.Info(len(items)+100, len(items))},
+		Page: bounded.Paged[json.RawMessage]{Items: items, Page: bounded.PageInfo{Total: n + 100, Limit: n, Returned: n, HasMore: true, NextOffset: n}},
 		Call: bounded.Call{Tool: "search_notes", Args: bounded.Args{{Name: "query", Value: "the"}}, DefaultLimit: 20},
 	}
 }

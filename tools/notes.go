@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 	"github.com/boundedkit/bounded/ports"
 )
 
@@ -87,11 +88,11 @@ func (s *Set) addNotes() {
 		if len(ids) == 0 {
 			return nil, &ArgumentError{Tool: "get_notes", Argument: "ids", Reason: "is empty: give 1 to 100 ids", Kind: ports.ErrInvalidQuery}
 		}
-		req, err := GetNotesLimits.Normalize(r.page)
+		idPage, err := bounded.FetchPage(ctx, bounded.FromSlice(ids), "", r.page, GetNotesLimits, driver.Codec{})
 		if err != nil {
 			return nil, err
 		}
-		batch := ids[min(req.Offset, len(ids)):min(req.Offset+req.Limit, len(ids))]
+		batch := idPage.Items
 		found := make(map[string]ports.NoteContent)
 		if len(batch) > 0 {
 			res, err := notes.GetNotes(ctx, batch, r.window())
@@ -102,7 +103,7 @@ func (s *Set) addNotes() {
 				found[nc.ID] = nc
 			}
 		}
-		page := bounded.Paged[NoteContentItem]{Page: req.Info(len(ids), len(batch))}
+		page := bounded.Paged[NoteContentItem]{Page: idPage.Page}
 		for i, id := range batch {
 			nc, ok := found[id]
 			if !ok {
@@ -370,10 +371,6 @@ func (s *Set) attachContext(ctx context.Context, r *request, n int, item func(i 
 // the part of each that the page covers.
 func (s *Set) noteLinks(ctx context.Context, r *request) ([]byte, error) {
 	id, category := r.in.str("id"), r.in.str("category")
-	req, err := ports.NoteLinksLimits.Normalize(r.page)
-	if err != nil {
-		return nil, err
-	}
 	names := [3]string{"internal", "external", "incoming"}
 	one := bounded.Page{Limit: 1}
 	pages := ports.NoteLinksPages{Internal: one, External: one, Incoming: one}
@@ -391,6 +388,9 @@ func (s *Set) noteLinks(ctx context.Context, r *request) ([]byte, error) {
 		}
 	}
 	if i := slices.Index(names[:], category); i >= 0 {
+		if _, err := ports.NoteLinksLimits.Normalize(r.page); err != nil {
+			return nil, err
+		}
 		set(i, r.page)
 		links, err := s.cfg.Notes.NoteLinks(ctx, id, pages)
 		if err != nil {
@@ -398,38 +398,45 @@ func (s *Set) noteLinks(ctx context.Context, r *request) ([]byte, error) {
 		}
 		return fit(r, mapPage(at(links)[i], func(_ int, l ports.LinkRef) LinkItem { return s.linkItem(r, category, l) }), nil, nil)
 	}
-	counts, err := s.cfg.Notes.NoteLinks(ctx, id, pages)
+	all := bounded.FromFunc(func(ctx context.Context, req bounded.Request) ([]LinkItem, int, error) {
+		counts, err := s.cfg.Notes.NoteLinks(ctx, id, pages)
+		if err != nil {
+			return nil, 0, err
+		}
+		var totals [3]int
+		total := 0
+		for i, p := range at(counts) {
+			totals[i] = p.Page.Total
+			total += p.Page.Total
+		}
+		// The page covers [req.Offset, end) of the concatenation.
+		end, start := min(req.Offset+req.Limit, total), 0
+		for i := range names {
+			lo, hi := max(req.Offset-start, 0), min(end-start, totals[i])
+			if hi > lo {
+				set(i, bounded.Page{Limit: hi - lo, Offset: lo})
+			} else {
+				set(i, bounded.Page{Limit: 1, Offset: totals[i]})
+			}
+			start += totals[i]
+		}
+		links, err := s.cfg.Notes.NoteLinks(ctx, id, pages)
+		if err != nil {
+			return nil, 0, err
+		}
+		var items []LinkItem
+		for i, p := range at(links) {
+			for _, l := range p.Items {
+				items = append(items, s.linkItem(r, names[i], l))
+			}
+		}
+		return items, total, nil
+	})
+	page, err := bounded.FetchPage(ctx, all, "", r.page, ports.NoteLinksLimits, driver.Codec{})
 	if err != nil {
 		return nil, err
 	}
-	var totals [3]int
-	total := 0
-	for i, p := range at(counts) {
-		totals[i] = p.Page.Total
-		total += p.Page.Total
-	}
-	// The page covers [req.Offset, end) of the concatenation.
-	end, start := min(req.Offset+req.Limit, total), 0
-	for i := range names {
-		lo, hi := max(req.Offset-start, 0), min(end-start, totals[i])
-		if hi > lo {
-			set(i, bounded.Page{Limit: hi - lo, Offset: lo})
-		} else {
-			set(i, bounded.Page{Limit: 1, Offset: totals[i]})
-		}
-		start += totals[i]
-	}
-	links, err := s.cfg.Notes.NoteLinks(ctx, id, pages)
-	if err != nil {
-		return nil, err
-	}
-	var items []LinkItem
-	for i, p := range at(links) {
-		for _, l := range p.Items {
-			items = append(items, s.linkItem(r, names[i], l))
-		}
-	}
-	return fit(r, bounded.Paged[LinkItem]{Items: items, Page: req.Info(total, len(items))}, nil, nil)
+	return fit(r, page, nil, nil)
 }
 
 // linkItem is the view of a link; in private mode an external link's URL
