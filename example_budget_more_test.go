@@ -131,6 +131,16 @@ func ExampleEstimator() {
 	// 10 characters, 13 tokens
 }
 
+// A tool checks that a note fits the tokens it has left before returning
+// it whole.
+func ExampleEstimator_CountTokens() {
+	note := "# Standup 2024-06-03\n- shipped the search API\n- next: pagination for the mobile client\n"
+	left := 30 // tokens left in the response
+	tokens := bounded.Estimator{}.CountTokens(note)
+	fmt.Println(tokens, tokens <= left)
+	// Output: 28 true
+}
+
 // A tool that returns one document writes its window in the same envelope;
 // an empty result is [] and never null.
 func ExampleEnvelope_MarshalJSON() {

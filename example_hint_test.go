@@ -121,3 +121,20 @@ func ExampleArgs_UnmarshalJSON() {
 	// 9007199254740991
 	// bounded: argument "query" given twice
 }
+
+// A response's next call holds the arguments that continue it; Get reads
+// one by name.
+func ExampleArgs_Get() {
+	tasks := []string{"write spec", "review PR", "fix flaky test", "tag release"}
+	call := bounded.Call{Tool: "list_tasks", Args: bounded.Args{{Name: "project", Value: "apollo"}}}
+	out, _ := bounded.Respond(context.Background(), bounded.FromSlice(tasks), call, bounded.Page{Limit: 2}, bounded.Options[string]{Limits: bounded.Limits{Default: 10, Max: 50}})
+
+	project, _ := out.Next.Get("project")
+	offset, ok := out.Next.Get("offset")
+	fmt.Println(project, offset, ok)
+	_, ok = out.Next.Get("cursor")
+	fmt.Println(ok)
+	// Output:
+	// apollo 2 true
+	// false
+}

@@ -147,3 +147,119 @@ func ExampleFromFunc_pagination() {
 	// Output:
 	// {"total":63,"totalKind":"exact","limit":25,"offset":25,"returned":25,"hasMore":true,"nextOffset":50}
 }
+
+// A count strategy prints as its name, as a flag or a log writes it.
+func ExampleCountMode_String() {
+	for _, m := range []bounded.CountMode{bounded.CountExact, bounded.CountCapped, bounded.CountNone} {
+		fmt.Println(m)
+	}
+	// Output:
+	// exact
+	// capped
+	// none
+}
+
+// Page numbers are 0-based: results 41-50 are page 4.
+func ExamplePageInfo_PageNumber() {
+	hits := make([]int, 87) // the ids of a search's 87 results
+	pg, _ := bounded.FetchPage(context.Background(), bounded.FromSlice(hits), "", bounded.Page{Offset: 40}, bounded.Limits{Default: 10, Max: 50}, driver.Codec{})
+	fmt.Println(pg.Page.PageNumber())
+	// Output: 4
+}
+
+// Pages remaining are counted after this one; the last page has none.
+func ExamplePageInfo_PagesRemaining() {
+	hits := make([]int, 87) // the ids of a search's 87 results
+	limits := bounded.Limits{Default: 10, Max: 50}
+	for _, offset := range []int{40, 80} {
+		pg, _ := bounded.FetchPage(context.Background(), bounded.FromSlice(hits), "", bounded.Page{Offset: offset}, limits, driver.Codec{})
+		fmt.Println(offset, pg.Page.PagesRemaining())
+	}
+	// Output:
+	// 40 4
+	// 80 0
+}
+
+// An agent that wants the last results jumps to the last page.
+func ExamplePageInfo_LastPageOffset() {
+	hits := make([]int, 87) // the ids of a search's 87 results
+	src, limits := bounded.FromSlice(hits), bounded.Limits{Default: 10, Max: 50}
+	first, _ := bounded.FetchPage(context.Background(), src, "", bounded.Page{}, limits, driver.Codec{})
+	last, _ := bounded.FetchPage(context.Background(), src, "", bounded.Page{Offset: first.Page.LastPageOffset()}, limits, driver.Codec{})
+	fmt.Println(last.Page.Offset, last.Page.Returned, last.Page.HasMore)
+	// Output: 80 7 false
+}
+
+// A loop reads pages while one follows.
+func ExamplePageInfo_HasNext() {
+	hits := make([]int, 87) // the ids of a search's 87 results
+	p := bounded.Page{Limit: 40}
+	for {
+		pg, _ := bounded.FetchPage(context.Background(), bounded.FromSlice(hits), "", p, bounded.Limits{Default: 10, Max: 50}, driver.Codec{})
+		fmt.Println(pg.Page.Offset, pg.Page.Returned)
+		if !pg.Page.HasNext() {
+			break
+		}
+		p.Offset = pg.Page.NextOffset
+	}
+	// Output:
+	// 0 40
+	// 40 40
+	// 80 7
+}
+
+// Only the first page has nothing before it.
+func ExamplePageInfo_HasPrevious() {
+	hits := make([]int, 87) // the ids of a search's 87 results
+	src, limits := bounded.FromSlice(hits), bounded.Limits{Default: 10, Max: 50}
+	first, _ := bounded.FetchPage(context.Background(), src, "", bounded.Page{}, limits, driver.Codec{})
+	second, _ := bounded.FetchPage(context.Background(), src, "", bounded.Page{Offset: first.Page.NextOffset}, limits, driver.Codec{})
+	fmt.Println(first.Page.HasPrevious(), second.Page.HasPrevious())
+	// Output: false true
+}
+
+// A page cut by a budget is not aligned: its next page can be asked for by
+// offset, not by page number.
+func ExamplePageInfo_Aligned() {
+	hits := make([]int, 87) // the ids of a search's 87 results
+	pg, _ := bounded.FetchPage(context.Background(), bounded.FromSlice(hits), "", bounded.Page{Offset: 20}, bounded.Limits{Default: 10, Max: 50}, driver.Codec{})
+	cut := pg.Page.Cut(3) // a budget kept 3 of the 10 results
+	fmt.Println(pg.Page.NextOffset, pg.Page.Aligned())
+	fmt.Println(cut.NextOffset, cut.Aligned())
+	// Output:
+	// 30 true
+	// 23 false
+}
+
+// A capped count that stopped before the end is a lower bound.
+func ExampleTotalKind_String() {
+	hits := make([]int, 5000) // the ids of a broad search's 5,000 results
+	p := bounded.Page{Count: bounded.CountCapped}
+	pg, _ := bounded.FetchPage(context.Background(), bounded.FromSlice(hits), "", p, bounded.Limits{Default: 20, Max: 100}, driver.Codec{})
+	fmt.Println(pg.Page.Total, pg.Page.TotalKind)
+	// Output: 200 atLeast
+}
+
+// A total kind is written as its name in JSON; an unknown kind is an error.
+func ExampleTotalKind_MarshalText() {
+	b, _ := json.Marshal(map[string]bounded.TotalKind{"totalKind": bounded.TotalAtLeast})
+	fmt.Println(string(b))
+	_, err := bounded.TotalKind(7).MarshalText()
+	fmt.Println(err)
+	// Output:
+	// {"totalKind":"atLeast"}
+	// bounded: unknown TotalKind 7
+}
+
+// A client decodes a response's pagination; an unknown name is an error.
+func ExampleTotalKind_UnmarshalText() {
+	var info bounded.PageInfo
+	err := json.Unmarshal([]byte(`{"total":1000,"totalKind":"atLeast","limit":100,"returned":100,"hasMore":true,"nextOffset":100}`), &info)
+	fmt.Println(bounded.FormatCount(info.Total), info.TotalKind == bounded.TotalAtLeast, err)
+
+	err = json.Unmarshal([]byte(`{"totalKind":"approximate"}`), &info)
+	fmt.Println(err)
+	// Output:
+	// 1,000 true <nil>
+	// bounded: unknown TotalKind "approximate"
+}

@@ -50,3 +50,17 @@ func ExampleFromFunc() {
 	// Output:
 	// Found 7 results, showing 6-7. This is the last page.
 }
+
+// A query that reads one row past the page needs no count: Fetch drops the
+// extra row and reports that more follow.
+func ExampleFuncSource_Fetch() {
+	logLines := []string{"12:04 deploy ok", "12:01 deploy started", "11:58 tests passed", "11:52 push"} // newest first
+	query := bounded.FuncSource[string](func(_ context.Context, r bounded.Request) ([]string, int, error) {
+		end := min(r.Offset+r.Limit+1, len(logLines))    // LIMIT r.Limit+1
+		return logLines[min(r.Offset, end):end], -1, nil // -1: not counted
+	})
+	r, _ := bounded.Limits{Default: 2, Max: 10}.Normalize(bounded.Page{})
+	rows, err := query.Fetch(context.Background(), r)
+	fmt.Println(rows.Items, rows.More, err)
+	// Output: [12:04 deploy ok 12:01 deploy started] true <nil>
+}

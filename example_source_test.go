@@ -249,3 +249,25 @@ func ExampleCall_Scope() {
 	// [c] <nil>
 	// true
 }
+
+// A slice the caller already holds pages by offset; its pages issue no
+// cursors until WithKeys gives them keys.
+func ExampleFromSlice() {
+	recent := []string{"main.go", "README.md", "go.mod", "store.go", "store_test.go"} // an editor's recent files
+	pg, err := bounded.FetchPage(context.Background(), bounded.FromSlice(recent), "", bounded.Page{Limit: 2, Offset: 2}, bounded.Limits{Default: 10, Max: 50}, driver.Codec{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(pg.Items, pg.Page.Total, pg.Page.NextOffset, pg.Page.NextCursor == "")
+	// Output: [go.mod store.go] 5 4 true
+}
+
+// Fetch is what FetchPage and Respond call: the rows of one valid request,
+// whether more follow, and the count.
+func ExampleSliceSource_Fetch() {
+	rota := []string{"Ana", "Bo", "Chen", "Dana", "Émile"} // on call, a week each
+	r, _ := bounded.Limits{Default: 2, Max: 10}.Normalize(bounded.Page{Offset: 2})
+	rows, err := bounded.FromSlice(rota).Fetch(context.Background(), r)
+	fmt.Println(rows.Items, rows.More, rows.Count, err)
+	// Output: [Chen Dana] true 5 <nil>
+}

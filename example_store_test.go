@@ -150,3 +150,27 @@ func ExampleFetchPage_cursors() {
 	// Ramen in Tōkyō
 	// offset 0 prev: false
 }
+
+// tracedBookmarks is the bookmark store, printing each request it gets.
+type tracedBookmarks struct{ bookmarkStore }
+
+func (s tracedBookmarks) Fetch(ctx context.Context, r bounded.Request) (bounded.Rows[bookmark], error) {
+	fmt.Printf("Fetch: offset %d, backward %v\n", r.Offset, r.Backward())
+	return s.bookmarkStore.Fetch(ctx, r)
+}
+
+// A page's PrevCursor asks the source for the bookmarks before the
+// cursor's keys: the request reads backward.
+func ExampleRequest_Backward() {
+	ctx, src := context.Background(), tracedBookmarks{savedBookmarks}
+	third, _ := bounded.FetchPage(ctx, src, bookmarkScope, bounded.Page{Offset: 4}, bookmarkLimits, bookmarkCodec)
+	back, _ := bounded.FetchPage(ctx, src, bookmarkScope, bounded.Page{Cursor: third.Page.PrevCursor}, bookmarkLimits, bookmarkCodec)
+	for _, b := range back.Items {
+		fmt.Println(b.Title)
+	}
+	// Output:
+	// Fetch: offset 4, backward false
+	// Fetch: offset 4, backward true
+	// SQLite WAL mode
+	// Café opening hours
+}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"testing"
 
 	"github.com/boundedkit/bounded"
 	"github.com/boundedkit/bounded/boundedtest"
@@ -19,6 +20,13 @@ type task struct {
 func taskKeys(t task) []any { return []any{t.ID} }
 
 var tasks = []task{{10, "write"}, {20, "review"}, {30, "test"}, {40, "ship"}}
+
+// A store's test checks its source in one call. Each failure fails a
+// subtest named after its walk, e.g. cursor/size=3/count=exact.
+func ExampleTestSource() {
+	var t *testing.T // the *testing.T of the store's TestListTasks
+	boundedtest.TestSource(t, bounded.FromSlice(tasks).WithKeys(taskKeys), tasks)
+}
 
 func ExampleCheckSource() {
 	src := bounded.FromSlice(tasks).WithKeys(taskKeys)
@@ -66,4 +74,12 @@ func ExampleOptions_CheckSource() {
 	}
 	fmt.Println(o.CheckSource(context.Background(), store, tasks))
 	// Output: <nil>
+}
+
+// A store whose tool pages 20 tasks by default, at most 100, is checked
+// with those limits.
+func ExampleOptions_TestSource() {
+	var t *testing.T // the *testing.T of the store's TestListTasks
+	o := boundedtest.Options[task]{Limits: bounded.Limits{Default: 20, Max: 100}}
+	o.TestSource(t, bounded.FromSlice(tasks).WithKeys(taskKeys), tasks)
 }
