@@ -51,6 +51,7 @@ import (
 	"strings"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/internal/keyset"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 )
@@ -75,16 +76,14 @@ type Source[T any] struct {
 	// from is the rows' SQL: the user's query, formatted by New.
 	from bun.Safe
 	cols []Column[T]
-	// idents are the columns, qualified with alias.
-	idents []bun.Ident
-	// rowValue: the keyset is one row-value comparison. MariaDB and
-	// MySQL evaluate one row by row along the index instead of entering
-	// it at the cursor, so they get the expanded form and its range.
-	rowValue bool
-	// caseNulls: the dialect has no NULLS FIRST/LAST, so NULLs are
-	// ordered by a CASE expression.
-	caseNulls bool
-	keys      func(T) []any
+	// order is the columns as keys of the keyset, qualified with alias.
+	order []keyset.Key
+	// style: MariaDB and MySQL evaluate a row value row by row along the
+	// index instead of entering it at the cursor, so they get the
+	// expanded form and its range; they have no NULLS FIRST/LAST, so
+	// NULLs are ordered by a CASE expression.
+	style keyset.Style
+	keys  func(T) []any
 	// bun scans rows; ptr returns the struct an item is scanned into.
 	bun *bun.DB
 	ptr func(*T) any
@@ -125,12 +124,12 @@ func New[T any](db bun.IDB, q *bun.SelectQuery, order ...Column[T]) (*Source[T],
 		return nil, fmt.Errorf("%w: the query: %w", ErrInvalidSource, err)
 	}
 	d := db.Dialect().Name()
+	noRowValue := d == dialect.MSSQL || d == dialect.MySQL
 	s := &Source[T]{
-		db:        db,
-		from:      bun.Safe(from),
-		cols:      slices.Clone(order),
-		rowValue:  d != dialect.MSSQL && d != dialect.MySQL,
-		caseNulls: d == dialect.MySQL || d == dialect.MSSQL,
+		db:    db,
+		from:  bun.Safe(from),
+		cols:  slices.Clone(order),
+		style: keyset.Style{Expand: noRowValue, CaseNulls: noRowValue},
 	}
 	s.bun = db.NewSelect().DB()
 	s.ptr = func(p *T) any { return p }
@@ -141,8 +140,7 @@ func New[T any](db bun.IDB, q *bun.SelectQuery, order ...Column[T]) (*Source[T],
 		}
 	}
 	for _, c := range s.cols {
-		s.idents = append(s.idents, bun.Ident(alias+"."+c.name))
-		s.rowValue = s.rowValue && !c.nullable && c.desc == s.cols[0].desc
+		s.order = append(s.order, keyset.Key{Expr: bun.Ident(alias + "." + c.name), Desc: c.desc, Nullable: c.nullable, NullsFirst: c.nullsFirst})
 	}
 	s.keys = func(it T) []any {
 		keys := make([]any, len(s.cols))
@@ -265,27 +263,12 @@ func (s *Source[T]) page(r bounded.Request, at []any) *bun.SelectQuery {
 	q := s.selectFrom(alias).ColumnExpr("?.*", bun.Ident(alias))
 	back := r.Backward()
 	if at != nil {
-		pred, args := s.keyset(at, back)
+		// at fits the keys: Fetch checked it with args.
+		pred, args, _ := keyset.After(s.order, at, back, s.style)
 		q = q.Where(pred, args...)
 	}
-	for i, c := range s.cols {
-		dir := " ASC"
-		if c.desc != back {
-			dir = " DESC"
-		}
-		switch {
-		case !c.nullable:
-			q = q.OrderExpr("?"+dir, s.idents[i])
-		case s.caseNulls && c.nullsAtEnd(back):
-			q = q.OrderExpr("CASE WHEN ? IS NULL THEN 1 ELSE 0 END, ?"+dir, s.idents[i], s.idents[i])
-		case s.caseNulls:
-			q = q.OrderExpr("CASE WHEN ? IS NULL THEN 0 ELSE 1 END, ?"+dir, s.idents[i], s.idents[i])
-		case c.nullsAtEnd(back):
-			q = q.OrderExpr("?"+dir+" NULLS LAST", s.idents[i])
-		default:
-			q = q.OrderExpr("?"+dir+" NULLS FIRST", s.idents[i])
-		}
-	}
+	order, args := keyset.OrderBy(s.order, back, s.style)
+	q = q.OrderExpr(order, args...)
 	q = q.Limit(int64(r.Limit) + 1)
 	if at == nil && r.Offset > 0 {
 		q = q.Offset(int64(r.Offset))
@@ -345,89 +328,6 @@ func (s *Source[T]) pageCount(ctx context.Context, r bounded.Request, at []any) 
 type skip struct{}
 
 func (skip) Scan(any) error { return nil }
-
-// nullsAtEnd reports whether c's NULLs come last in the reading
-// direction.
-func (c Column[T]) nullsAtEnd(back bool) bool { return c.nullsFirst == back }
-
-// keyset returns the predicate selecting the rows after the keys at in the
-// reading direction (before them in the source's order when back), and its
-// arguments.
-func (s *Source[T]) keyset(at []any, back bool) (string, []any) {
-	op := func(c Column[T]) string {
-		if c.desc != back {
-			return "<"
-		}
-		return ">"
-	}
-	var b strings.Builder
-	var args []any
-	if s.rowValue {
-		// (a, b) > (?, ?): one range of an index on (a, b).
-		b.WriteString("(")
-		for i := range s.cols {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString("?")
-			args = append(args, s.idents[i])
-		}
-		b.WriteString(") " + op(s.cols[0]) + " (")
-		for i := range s.cols {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString("?")
-			args = append(args, at[i])
-		}
-		b.WriteString(")")
-		return b.String(), args
-	}
-	// (a > ?) OR (a = ? AND b > ?) OR ..., where a NULL key is matched
-	// with IS NULL and NULLs sort where the column puts them. The range on
-	// a non-null first column alone (a >= ?) lets an index on it start at
-	// the cursor.
-	if first := s.cols[0]; !first.nullable {
-		b.WriteString("? " + op(first) + "= ? AND (")
-		args = append(args, s.idents[0], at[0])
-	} else {
-		b.WriteString("(")
-	}
-	terms := 0
-	for i, c := range s.cols {
-		id, v := s.idents[i], at[i]
-		var after string
-		var afterArgs []any
-		switch {
-		case v != nil && c.nullable && c.nullsAtEnd(back):
-			after, afterArgs = "(? "+op(c)+" ? OR ? IS NULL)", []any{id, v, id}
-		case v != nil:
-			after, afterArgs = "? "+op(c)+" ?", []any{id, v}
-		case c.nullsAtEnd(back):
-			continue // nothing follows a NULL that sorts at the end
-		default:
-			after, afterArgs = "? IS NOT NULL", []any{id}
-		}
-		if terms > 0 {
-			b.WriteString(" OR ")
-		}
-		terms++
-		b.WriteString("(")
-		for j := range i {
-			if at[j] == nil {
-				b.WriteString("? IS NULL AND ")
-				args = append(args, s.idents[j])
-			} else {
-				b.WriteString("? = ? AND ")
-				args = append(args, s.idents[j], at[j])
-			}
-		}
-		b.WriteString(after + ")")
-		args = append(args, afterArgs...)
-	}
-	b.WriteString(")")
-	return b.String(), args
-}
 
 // count is the query of r's count: every row of q, or at most
 // r.CountCap+1 of them.

@@ -88,6 +88,7 @@ var Dialect = sqlstore.Dialect{
 	Double:         "DOUBLE",
 	CharLength:     "char_length",
 	ExpandKeyset:   true,
+	CaseNulls:      true,
 	ForceIndex:     true,
 }
 

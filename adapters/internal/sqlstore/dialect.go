@@ -93,6 +93,8 @@ type Dialect struct {
 	// optimizer turns into index ranges starting at the cursor, where it
 	// would test a row value (a, b) > (?, ?) on every row of the index.
 	ExpandKeyset bool
+	// CaseNulls orders NULLs with CASE: MariaDB has no NULLS FIRST/LAST.
+	CaseNulls bool
 	// ForceIndex names the index of a page's order (FORCE INDEX) where
 	// the page's keys are read from it: MariaDB 10.11 costs the range
 	// entered at a cursor above a ref lookup of the equal prefix, which

@@ -115,7 +115,7 @@ func TestNullableKeys(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			st := &Store{db: db, d: Dialect{Name: name, ExpandKeyset: name != "sqlite" && name != "postgres"}}
+			st := &Store{db: db, d: Dialect{Name: name, ExpandKeyset: name != "sqlite" && name != "postgres", CaseNulls: name == "mysql"}}
 			for _, dirs := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
 				desc := []bool{dirs[0], dirs[1], false}
 				o := ports.Order[nrow]{Desc: desc, Keys: nrow.keys}

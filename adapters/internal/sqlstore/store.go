@@ -27,6 +27,7 @@ import (
 
 	"github.com/boundedkit/bounded"
 	"github.com/boundedkit/bounded/driver"
+	"github.com/boundedkit/bounded/internal/keyset"
 	"github.com/boundedkit/bounded/ports"
 	"github.com/uptrace/bun"
 )
@@ -121,155 +122,52 @@ type paged struct {
 	keys []key
 }
 
-// keyset returns the predicate selecting the rows after the cursor's keys
-// (before them, backward) and its arguments: a row-value comparison over
-// every key, (a, b) > (?, ?), which an index on the keys serves as a range
-// entered at the cursor. When the keys' directions differ, the numeric keys
-// sorting against the text keys are negated, so that one comparison
-// serves: (-a, b) > (?, ?) for a descending, b ascending, preceded by a
-// range on the first key alone (a <= ?) through which the index is entered
-// near the cursor (the negated comparison filters the few ties); text keys in opposite directions fall back to
-// the expanded OR form. A nullable key compares as two: whether it is
-// NULL (NULLs last, as [orderBy] sorts them and [driver.CompareKeys]
-// compares them) and its value with NULL read as zero. With expand
-// ([Dialect.ExpandKeyset]) the expanded form is always used, preceded by
-// the range on the first key.
-func keyset(keys []key, at *driver.Cursor, expand bool) (string, []any, error) {
-	if len(at.Keys) != len(keys) {
-		return "", nil, fmt.Errorf("%w: %d keys, want %d", bounded.ErrInvalidCursor, len(at.Keys), len(keys))
-	}
-	// The components compared: a nullable key gives its NULL flag, then
-	// its value.
-	type comp struct {
-		expr string
-		desc bool
-		num  bool
-		val  any
-	}
-	var comps []comp
-	for i, k := range keys {
-		v := at.Keys[i]
-		if k.conv != nil && v != nil {
-			v = k.conv(v)
-		}
-		if k.nullable {
-			flag, zero := int64(0), any("")
-			if k.num {
-				zero = int64(0)
-			}
-			if v == nil {
-				flag, v = 1, zero
-			}
-			comps = append(comps, comp{expr: "CASE WHEN " + k.inner + " IS NULL THEN 1 ELSE 0 END", num: true, val: flag})
-			comps = append(comps, comp{expr: "COALESCE(" + k.inner + ", " + map[bool]string{true: "0", false: "''"}[k.num] + ")", desc: k.desc, num: k.num, val: v})
-			continue
-		}
-		if v == nil {
-			return "", nil, fmt.Errorf("%w: key %d is NULL, and %s is never NULL", bounded.ErrInvalidCursor, i, k.inner)
-		}
-		comps = append(comps, comp{expr: k.inner, desc: k.desc, num: k.num, val: v})
-	}
-	ref := comps[0].desc
-	for _, c := range comps {
-		if !c.num {
-			ref = c.desc
-			break
-		}
-	}
-	cmp := func(desc bool) string {
-		if desc != at.Backward {
-			return "<"
-		}
-		return ">"
-	}
-	for _, c := range comps {
-		if expand || (!c.num && c.desc != ref) {
-			// Text keys in opposite directions: no row value serves. The
-			// expanded form (a > ?) OR (a = ? AND b < ?) OR ... is exact,
-			// but SQLite and Postgres use it as a filter, not an index
-			// range; MariaDB makes it ranges.
-			var ors []string
-			var args []any
-			for i, c := range comps {
-				var and []string
-				for _, e := range comps[:i] {
-					and = append(and, e.expr+" = ?")
-					args = append(args, e.val)
-				}
-				and = append(and, c.expr+" "+cmp(c.desc)+" ?")
-				args = append(args, c.val)
-				ors = append(ors, "("+strings.Join(and, " AND ")+")")
-			}
-			if expand && !keys[0].nullable {
-				lead := keys[0].inner + " " + cmp(keys[0].desc) + "= ? AND ("
-				return lead + strings.Join(ors, " OR ") + ")", append([]any{comps[0].val}, args...), nil
-			}
-			return strings.Join(ors, " OR "), args, nil
-		}
-	}
-	// When every component sorts the same way, the row value alone is the
-	// index range (both engines seek to it). The range on the first key
-	// alone is added only when a component is negated, which no index
-	// serves; added always, it misleads SQLite, which for an index whose
-	// prefix has one value (ResponseHistory of one endpoint) picks a
-	// skip-scan and sorts every row after the cursor.
-	mixed := false
-	for _, c := range comps {
-		mixed = mixed || c.desc != ref
-	}
-	pred, args := "", []any(nil)
-	if mixed && !keys[0].nullable {
-		pred, args = keys[0].inner+" "+cmp(keys[0].desc)+"= ? AND ", []any{comps[0].val}
-	}
-	pred += "("
-	var rhs []string
-	for i, c := range comps {
-		if i > 0 {
-			pred += ", "
-		}
-		v := c.val
-		if c.desc != ref {
-			switch n := v.(type) {
-			case int64:
-				v = -n
-			case float64:
-				v = -n
-			default:
-				return "", nil, fmt.Errorf("%w: key %s is %T, want a number", bounded.ErrInvalidCursor, c.expr, v)
-			}
-			pred += "-(" + c.expr + ")"
-		} else {
-			pred += c.expr
-		}
-		rhs = append(rhs, "?")
-		args = append(args, v)
-	}
-	return pred + ") " + cmp(ref) + " (" + strings.Join(rhs, ", ") + ")", args, nil
+// style is how the dialect's keysets and orders are written: numeric
+// keys sorting against the others are negated, so that the mixed orders
+// of the ports (updated_at descending, then id) are one row value, which
+// an index on the keys serves as a range entered at the cursor.
+func (s *Store) style() keyset.Style {
+	return keyset.Style{Expand: s.d.ExpandKeyset, Negate: true, CaseNulls: s.d.CaseNulls}
 }
 
-// orderBy writes the ORDER BY list of keys (inner or outer expressions),
-// every direction flipped when backward. A nullable key sorts its NULLs
-// last: (k IS NULL), then k.
-func orderBy(keys []key, outer, backward bool) string {
-	var parts []string
-	for _, k := range keys {
+// keysetKeys returns keys for package keyset: their inner expressions, or
+// their outer ones.
+func keysetKeys(keys []key, outer bool) []keyset.Key {
+	out := make([]keyset.Key, len(keys))
+	for i, k := range keys {
 		e := k.inner
 		if outer {
 			e = k.outer
 		}
-		if k.nullable {
-			n := "(" + e + " IS NULL)"
-			if backward {
-				n += " DESC"
-			}
-			parts = append(parts, n)
-		}
-		if k.desc != backward {
-			e += " DESC"
-		}
-		parts = append(parts, e)
+		out[i] = keyset.Key{Expr: bun.Safe(e), Desc: k.desc, Nullable: k.nullable, Num: k.num}
 	}
-	return strings.Join(parts, ", ")
+	return out
+}
+
+// after returns the predicate selecting the rows after the cursor's keys
+// (before them, backward) and its arguments ([keyset.After]).
+func (s *Store) after(keys []key, at *driver.Cursor) (string, []any, error) {
+	if len(at.Keys) != len(keys) {
+		return "", nil, fmt.Errorf("%w: %d keys, want %d", bounded.ErrInvalidCursor, len(at.Keys), len(keys))
+	}
+	vals := make([]any, len(keys))
+	for i, k := range keys {
+		vals[i] = at.Keys[i]
+		if k.conv != nil && vals[i] != nil {
+			vals[i] = k.conv(vals[i])
+		}
+	}
+	pred, args, err := keyset.After(keysetKeys(keys, false), vals, at.Backward, s.style())
+	if err != nil {
+		return "", nil, fmt.Errorf("%w: %w", bounded.ErrInvalidCursor, err)
+	}
+	return pred, args, nil
+}
+
+// orderBy returns the ORDER BY list of keys (inner or outer expressions),
+// every direction flipped when backward, and its arguments.
+func (s *Store) orderBy(keys []key, outer, backward bool) (string, []any) {
+	return keyset.OrderBy(keysetKeys(keys, outer), backward, s.style())
 }
 
 // expand replaces the markers of a template (see [paged]) and returns the
@@ -361,12 +259,12 @@ func (s *Store) run(ctx context.Context, q paged, req bounded.Request, scan func
 	backward := req.Backward()
 	var kerr error
 	page, pargs, err := expand(tmpl, q.pageArgs, map[string]func() (string, []any){
-		"O": func() (string, []any) { return orderBy(q.keys, false, backward), nil },
+		"O": func() (string, []any) { return s.orderBy(q.keys, false, backward) },
 		"K": func() (string, []any) {
 			if req.At == nil {
 				return "", nil
 			}
-			pred, a, err := keyset(q.keys, req.At, s.d.ExpandKeyset)
+			pred, a, err := s.after(q.keys, req.At)
 			if err != nil {
 				kerr = err
 			}
@@ -388,8 +286,9 @@ func (s *Store) run(ctx context.Context, q paged, req bounded.Request, scan func
 	}
 	b.WriteString(page)
 	b.WriteString(") AS p ON TRUE ORDER BY ")
-	b.WriteString(orderBy(q.keys, true, backward))
-	args = append(args, pargs...)
+	order, oargs := s.orderBy(q.keys, true, backward)
+	b.WriteString(order)
+	args = append(append(args, pargs...), oargs...)
 	return s.query(ctx, b.String(), args, scan)
 }
 
