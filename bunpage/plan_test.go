@@ -20,7 +20,12 @@ import (
 // and backward; and that a cursor page enters the index at the cursor (a
 // range on the keys in its search condition), for all events and for one
 // kind's. For one kind's, Postgres may rightly prefer the index on
-// (created, id), filtering the kind: one event in eight has it.
+// (created, id), filtering the kind: one event in eight has it. The same
+// pages in the expanded keyset form (Portable, as MariaDB's) enter the
+// index at the cursor by its first column's range on SQLite, and on
+// Postgres for all events; for one kind's, Postgres reads the kind's
+// events before the cursor from the index by that range and sorts them
+// (a bitmap scan), which its estimates favour over a walk of the index.
 func TestPlans(t *testing.T) {
 	forEngines(t, func(t *testing.T, db *bun.DB) {
 		ctx := t.Context()
@@ -37,41 +42,47 @@ func TestPlans(t *testing.T) {
 			{"all", []string{"events_created_id"}, ldb.NewSelect().Model((*event)(nil))},
 			{"kind", []string{"events_kind_created_id", "events_created_id"}, ldb.NewSelect().Model((*event)(nil)).Where("kind = ?", deep.Kind)},
 		} {
-			src, err := bunpage.New(ldb, q.query, newestFirst()...)
+			rowValue, err := bunpage.New(ldb, q.query, newestFirst()...)
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, r := range []struct {
-				name   string
-				req    bounded.Request
-				ranged bool
-			}{
-				{"offset 0", bounded.Request{Limit: 20}, false},
-				{"offset 100", bounded.Request{Limit: 20, Offset: 100}, false},
-				{"cursor", bounded.Request{Limit: 20, At: &driver.Cursor{Keys: eventKeys(deep)}}, true},
-				{"backward", bounded.Request{Limit: 20, At: &driver.Cursor{Backward: true, Keys: eventKeys(deep)}}, true},
-			} {
-				name := q.name + "/" + r.name
-				r.req.Count = bounded.CountNone
-				log.take()
-				rows, err := src.Fetch(ctx, r.req)
-				if err != nil {
-					t.Fatalf("%s: %v", name, err)
-				}
-				if len(rows.Items) != 20 {
-					t.Fatalf("%s: %d events", name, len(rows.Items))
-				}
-				ran := log.take()
-				if len(ran) != 1 {
-					t.Fatalf("%s: ran %q", name, ran)
-				}
-				switch {
-				case isPG(db):
-					checkPGPlan(t, name, db, ran[0], q.indexes, r.ranged)
-				case isMySQL(db):
-					checkMySQLPlan(t, name, db, ran[0], q.indexes, r.ranged)
-				default:
-					checkSQLitePlan(t, name, db, ran[0], q.indexes, r.ranged)
+			forms := map[string]*bunpage.Source[event]{"": rowValue}
+			if !isMySQL(db) && (!isPG(db) || q.name == "all") {
+				forms["expanded/"] = bunpage.Portable(rowValue)
+			}
+			for form, src := range forms {
+				for _, r := range []struct {
+					name   string
+					req    bounded.Request
+					ranged bool
+				}{
+					{"offset 0", bounded.Request{Limit: 20}, false},
+					{"offset 100", bounded.Request{Limit: 20, Offset: 100}, false},
+					{"cursor", bounded.Request{Limit: 20, At: &driver.Cursor{Keys: eventKeys(deep)}}, true},
+					{"backward", bounded.Request{Limit: 20, At: &driver.Cursor{Backward: true, Keys: eventKeys(deep)}}, true},
+				} {
+					name := form + q.name + "/" + r.name
+					r.req.Count = bounded.CountNone
+					log.take()
+					rows, err := src.Fetch(ctx, r.req)
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					if len(rows.Items) != 20 {
+						t.Fatalf("%s: %d events", name, len(rows.Items))
+					}
+					ran := log.take()
+					if len(ran) != 1 {
+						t.Fatalf("%s: ran %q", name, ran)
+					}
+					switch {
+					case isPG(db):
+						checkPGPlan(t, name, db, ran[0], q.indexes, r.ranged)
+					case isMySQL(db):
+						checkMySQLPlan(t, name, db, ran[0], q.indexes, r.ranged)
+					default:
+						checkSQLitePlan(t, name, db, ran[0], q.indexes, r.ranged)
+					}
 				}
 			}
 		}
