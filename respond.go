@@ -35,17 +35,13 @@ type Options[T any] struct {
 	Content ContentPolicy
 }
 
-// Respond answers one tool call with a page of src fitted into a budget:
-// it validates p against o.Limits (decoding p.Cursor, which must have been
-// issued for the same call: the same tool and arguments), fetches the page,
-// counts its total as p.Count asks, issues cursors when the source has
-// keys, clips each item's content by o.Content, and fits the page with
-// [Fit]. The hint and next call continue call; call.DefaultLimit, when 0,
-// is o.Limits.Default.
+// Respond answers one tool call with the page p of src, validated against
+// o.Limits, counted as p.Count asks, its items clipped by o.Content, fitted
+// into o.Budget by [Fit]. A cursor in p must have been issued for the same
+// call (tool and arguments). A zero call.DefaultLimit is o.Limits.Default.
 //
 // Bad input is an error wrapping [ErrInvalidPage] or [ErrInvalidCursor],
-// returned before src is called. The source's error is returned as it is.
-// Fit's errors are returned as Fit documents them.
+// before src is called; src's and Fit's errors are returned as they are.
 func Respond[T any](ctx context.Context, src Source[T], call Call, p Page, o Options[T]) (Fitted, error) {
 	scope, err := call.Scope()
 	if err != nil {
@@ -74,10 +70,14 @@ func Respond[T any](ctx context.Context, src Source[T], call Call, p Page, o Opt
 // method: the page of src that p asks for, validated against l, with its
 // PageInfo, its cursors (encoded by codec for scope, which names the query:
 // [Call.Scope] for a tool call; a cursor issued for another scope is
-// [driver.ErrCursorForeign]) and its [Paged.CursorAt]. A page past the end
+// [driver.ErrCursorForeign]; a [ScopedSource] adds its own scope) and its
+// [Paged.CursorAt]. A page past the end
 // calls src twice, the second time counting exactly, so that the page names
 // the real last page.
 func FetchPage[T any](ctx context.Context, src Source[T], scope string, p Page, l Limits, codec driver.Codec) (Paged[T], error) {
+	if s, ok := src.(ScopedSource[T]); ok {
+		scope += "\x00" + s.CursorScope()
+	}
 	req, err := l.normalizeCursor(p, codec, scope)
 	if err != nil {
 		return Paged[T]{}, err

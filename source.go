@@ -26,6 +26,14 @@ type Source[T any] interface {
 	Fetch(ctx context.Context, r Request) (Rows[T], error)
 }
 
+// A ScopedSource is a [Source] whose cursors hold only for the query it
+// names: [FetchPage] and [Respond] add CursorScope to a cursor's scope, so
+// that a cursor issued for another query is [driver.ErrCursorForeign].
+type ScopedSource[T any] interface {
+	Source[T]
+	CursorScope() string
+}
+
 // Rows is what a [Source] returns for one [Request].
 type Rows[T any] struct {
 	// Items are at most r.Limit items, in the source's order.

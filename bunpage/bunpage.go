@@ -84,6 +84,8 @@ type Source[T any] struct {
 	// NULLs are ordered by a CASE expression.
 	style keyset.Style
 	keys  func(T) []any
+	// scope names the query and the order for cursors: [Source.CursorScope].
+	scope string
 	// bun scans rows; ptr returns the struct an item is scanned into.
 	bun *bun.DB
 	ptr func(*T) any
@@ -139,9 +141,12 @@ func New[T any](db bun.IDB, q *bun.SelectQuery, order ...Column[T]) (*Source[T],
 			return *p
 		}
 	}
+	scope := append([]byte("bunpage\x00"+d.String()+"\x00"), from...)
 	for _, c := range s.cols {
+		scope = fmt.Appendf(scope, "%q %d %t %t %t %t\x00", c.name, c.kind, c.desc, c.nullable, c.nullsFirst, c.unique)
 		s.order = append(s.order, keyset.Key{Expr: bun.Ident(alias + "." + c.name), Desc: c.desc, Nullable: c.nullable, NullsFirst: c.nullsFirst})
 	}
+	s.scope = string(scope)
 	s.keys = func(it T) []any {
 		keys := make([]any, len(s.cols))
 		for i, c := range s.cols {
@@ -180,6 +185,11 @@ func checkOrder[T any](order []Column[T]) error {
 	}
 	return nil
 }
+
+// CursorScope names the source's query and order, so that [bounded.Respond]
+// refuses a cursor another query issued, even for the same tool and
+// arguments, with an error wrapping [bounded.ErrInvalidCursor].
+func (s *Source[T]) CursorScope() string { return s.scope }
 
 // Fetch returns the rows r asks for, as [bounded.Source] documents, with
 // their keys (each column's value) for cursors. A cursor's keys that do

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/bunpage"
 	"github.com/boundedkit/bounded/driver"
 	"github.com/uptrace/bun"
 )
@@ -224,4 +225,34 @@ func forge(t *testing.T, real string, offset int, keys []any) string {
 	}
 	sum := sha256.Sum256(p)
 	return base64.RawURLEncoding.EncodeToString(append(p, sum[:8]...))
+}
+
+// TestCursorBoundToQuery checks that a cursor holds only for the query and
+// order that issued it: another shelf's query, or the same query in
+// another order, refuses it as foreign, though the tool and arguments are
+// the same; the same query built again accepts it.
+func TestCursorBoundToQuery(t *testing.T) {
+	forEngines(t, func(t *testing.T, db *bun.DB) {
+		ctx := t.Context()
+		loadBooks(t, db, 20)
+		call := bounded.Call{Tool: "list_books"}
+		opts := bounded.Options[book]{Limits: bounded.Limits{Default: 3, Max: 10}}
+		first, err := bounded.Respond(ctx, keyed.source(t, db, "a"), call, bounded.Page{}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cur := first.Page.NextCursor
+		if _, err := bounded.Respond(ctx, keyed.source(t, db, "a"), call, bounded.Page{Cursor: cur}, opts); err != nil {
+			t.Errorf("the same query built again: %v", err)
+		}
+		for name, src := range map[string]*bunpage.Source[book]{
+			"another shelf": keyed.source(t, db, "b"),
+			"another order": ord("title desc", "year", "rating desc", "added", "lent", "id unique").source(t, db, "a"),
+		} {
+			_, err := bounded.Respond(ctx, src, call, bounded.Page{Cursor: cur}, opts)
+			if !errors.Is(err, driver.ErrCursorForeign) {
+				t.Errorf("%s: error %v, want ErrCursorForeign", name, err)
+			}
+		}
+	})
 }
