@@ -75,18 +75,13 @@ type Tokenizer interface {
 var ErrTokenizer = errors.New("bounded: tokenizer failed")
 
 // Budget is a hard ceiling on the size of a whole encoded tool response,
-// applied by [Fit]. The zero Budget is valid: 50,000 characters with a 0.9
-// margin (45,000 characters), and 16,071 tokens (45,000 / 2.8) counted by
-// the [Estimator]. [Presets] lists named budgets.
+// applied by [Fit]. The zero Budget allows 45,000 characters (50,000 with a
+// 0.9 margin) and 16,071 tokens (45,000 / 2.8). [Presets] lists named
+// budgets.
 //
-// Tokens are counted, in order of precedence: by Tokenizer when it and
-// MaxTokens are set; as characters / CharsPerToken when CharsPerToken is
-// set; otherwise by the Estimator, which errs on the safe side on JSON,
-// prose, code and CJK text alike, where a flat ratio does not.
-//
-// Characters are the runes of the encoded JSON, counted as written: an
-// escape such as \u00e9 or \n counts as its 6 or 2 characters, and "é"
-// written as itself as 1.
+// Tokens are counted by Tokenizer when it and MaxTokens are set, else as
+// characters / CharsPerToken when that is set, else by the [Estimator].
+// Characters are the runes of the encoded JSON as written: \n counts 2, é 1.
 type Budget struct {
 	// MaxChars is the ceiling on the encoded response, in characters.
 	// 0 means DefaultMaxChars (50,000).
@@ -114,11 +109,10 @@ type Budget struct {
 	Logger *slog.Logger
 }
 
-// Budget100K is the budget of the character-budget design note: 100,000
-// characters, a 0.8 margin and 4 characters a token (LimitChars 80,000,
-// LimitTokens 20,000). It is not safe for JSON, which runs about 2.8
-// characters a token: its 80,000 characters are about 28,700 tokens.
-// [ClaudeCode] keeps a response under that client's 25,000 tokens.
+// Budget100K is 100,000 characters, a 0.8 margin and 4 characters a token
+// (LimitChars 80,000, LimitTokens 20,000). It is not safe for JSON, which
+// runs about 2.8 characters a token: its 80,000 characters are about 28,700
+// tokens. [ClaudeCode] keeps a response under that client's 25,000 tokens.
 func Budget100K() Budget {
 	return Budget{MaxChars: 100_000, Margin: 0.8, CharsPerToken: 4}
 }

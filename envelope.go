@@ -1,21 +1,19 @@
 package bounded
 
-// Envelope is the one JSON object a tool returns for a page of results:
+// Envelope is the one JSON object a tool returns for a page of results,
+// with its keys in this order; results and truncated are always present,
+// the others when set:
 //
 //	{"results":[...],"pagination":{...},"truncated":false,"truncation":{...},
 //	 "hint":"...","next":{...},"nextKeeps":[...],"contentMetadata":{...}}
 //
-// Keys appear in this order. Results is [] (never null) when empty.
-// Pagination is the page after any budget cut; Truncated says whether
-// anything was cut or clipped, and Truncation reports the budget's usage
-// either way. Hint is [Call.Hint]'s sentence and Next the arguments of the
-// call that reads the rest ([Call.Next]), left out when empty; NextKeeps
-// names the caller's arguments Next leaves out, which the next call passes
-// again as they were. ContentMetadata describes a document's line window.
+// Results is [] when empty, never null. Pagination is the page after any
+// budget cut; Truncated says whether anything was cut or clipped. Next
+// holds the arguments of [Call.Next], but for those named in NextKeeps,
+// which the next call passes again as they were.
 //
-// [Fit] writes an Envelope's bytes directly; a [json.Encoder] with
-// SetEscapeHTML(false) writes the same bytes. json.Marshal escapes <, > and
-// & as well, which makes the output longer than the budget Fit measured.
+// [Fit] writes it as a [json.Encoder] with SetEscapeHTML(false) does;
+// json.Marshal also escapes <, > and &, which lengthens it past the budget.
 type Envelope[T any] struct {
 	Results         []T         `json:"results"`
 	Pagination      *PageInfo   `json:"pagination,omitempty"`

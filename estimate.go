@@ -9,15 +9,11 @@ import (
 )
 
 // Estimator estimates the tokens of a text without a vocabulary, on the
-// safe side: it counts more tokens than the o200k_base and cl100k_base
-// encodings do, and on a JSON response at most [MaxEstimateError] fewer
-// than the larger of them. It splits a text as they do before their
-// merges (words, case changes, digits, punctuation, whitespace) and charges
-// each piece what they charge it on average, so JSON, code, prose and CJK
-// text are each counted by what they are made of. On raw source code a
-// short text can count up to 30% under. It is the token counter of a
-// [Budget] without a Tokenizer; BENCHMARKS.md has its calibration. The zero
-// Estimator is ready to use and safe for concurrent use.
+// safe side: it usually counts more than the o200k_base and cl100k_base
+// encodings, and on a JSON response at most [MaxEstimateError] fewer than
+// the larger of them. A short text of raw source code may count fewer. It
+// counts tokens for a [Budget] without a Tokenizer. The zero Estimator is
+// ready to use and safe for concurrent use.
 type Estimator struct{}
 
 // MaxEstimateError is the share of tokens the [Estimator] may count under
@@ -34,12 +30,13 @@ func (Estimator) CountTokens(s string) int {
 }
 
 // The constants of the estimate, in thousandths of a token (or letters for
-// the thresholds). Those of ASCII text are the mean costs of each kind of
-// piece, measured with both encodings on the calibration corpora, raised by
-// safety: with it, no JSON response of the calibration is estimated more
-// than 2.2% under its larger exact count. Those of other scripts are near
-// the most cl100k_base charges (it splits them more than o200k_base does).
-// Measure them again with
+// the thresholds). The estimate splits a text as the encodings do before
+// their merges (words, case changes, digits, punctuation, whitespace) and
+// charges each piece. Those of ASCII text are the mean costs of each kind
+// of piece, measured with both encodings on the calibration corpora, raised
+// by safety (BENCHMARKS.md has the calibration). Those of other scripts are
+// near the most cl100k_base charges (it splits them more than o200k_base
+// does). Measure them again with
 //
 //	go run ./tokenizer/internal/measure -calibrate
 const (

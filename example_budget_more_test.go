@@ -58,8 +58,8 @@ func ExampleClaudeCode() {
 	// 50000 25000 45000 22500
 }
 
-// The design note's budget estimates tokens at 4 characters each: for JSON
-// that undercounts, and ClaudeCode is the safer budget for the same client.
+// Budget100K estimates tokens at 4 characters each: for JSON that
+// undercounts, and ClaudeCode is the safer budget for the same client.
 func ExampleBudget100K() {
 	b := bounded.Budget100K()
 	fmt.Println(b.LimitChars(), b.LimitTokens())

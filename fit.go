@@ -93,31 +93,18 @@ type Fitted struct {
 }
 
 // Fit encodes a page as an [Envelope] of at most b.LimitChars() characters
-// and b.LimitTokens() tokens, keeping the longest prefix of its items that
-// fits. Sizes are exact: items are written as encoding/json writes them,
-// with HTML escaping off. An empty page gives "results":[].
+// and b.LimitTokens() tokens, keeping the longest prefix of items that
+// fits, each sized exactly as encoding/json writes it (HTML escaping off).
+// The next call starts at the first item cut ([Fitted.Page]): none is
+// skipped.
 //
-// When items are cut, the pagination's HasMore is true and NextOffset is the
-// first item cut ([PageInfo.Cut]); with [Paged.CursorAt], NextCursor is the
-// cursor after the last item kept and [ByCursor] tools go on by it, else
-// tools go on by offset. Following Fitted.Next, or the hint, returns every
-// item exactly once. The reason is ReasonCharacterLimit, or ReasonTokenLimit
-// when MaxTokens was the tighter ceiling.
+// A first item too large alone is clipped ([Clip]); when even that does not
+// fit, none is kept and the [Truncation] names the budget needed. With
+// b.Logger, cuts are logged at level Warn.
 //
-// A first item over the budget alone is returned with its longest strings
-// clipped by [Clip] (ReasonSingleResultTooLarge, with the paths clipped);
-// when not even that fits, the response holds no item, says the budget it
-// needs (ReasonBudgetTooSmall) and goes on at that item.
-//
-// With b.Logger, a cut, or a response using b.WarnAt of a limit, is logged
-// at level Warn, with the tool, the counts and the limits.
-//
-// Fit does not modify in, and the JSON it returns is its own. It returns an
-// error wrapping [ErrInvalidBudget] for an invalid budget or one too small
-// for the envelope itself; [ErrUnordered] for items out of relevance order;
-// [ErrInvalidPage] when in.Page.Page.Returned is not len(in.Page.Items);
-// [ErrTokenizer] when b's Tokenizer fails; the error of an item
-// encoding/json cannot encode; or that of in.Page.CursorAt.
+// Fit does not modify in. Its errors wrap [ErrInvalidBudget],
+// [ErrUnordered], [ErrInvalidPage] or [ErrTokenizer], or are an item's
+// encoding error or in.Page.CursorAt's.
 func Fit[T any](b Budget, in FitInput[T]) (Fitted, error) {
 	return FitContext(context.Background(), b, in)
 }

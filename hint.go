@@ -171,22 +171,14 @@ func orDefault(s, def string) string {
 	return s
 }
 
-// Next returns the whole argument list of the call that fetches the page
-// after info, and false when there is none. The list is the caller's Args
-// followed by the pagination arguments:
-//   - ByPage, when the next page starts on a page boundary: page (and
-//     pageSize unless it is the default);
-//   - ByPage after a cut that left the next item off a boundary, and
-//     ByOffset: offset (and limit unless it is the default);
-//   - ByCursor, when info has a NextCursor: cursor (and limit unless it is
-//     the default); without one (a page cut by [Fit] without
-//     [Paged.CursorAt]), offset and limit as ByOffset.
-//
-// A page read from a cursor (info.AfterCursor) continues by its
-// NextCursor whatever c.Paging: its offsets are as of the cursor's issue,
-// and continuing by one would skip or repeat items written since.
-//
-// Following Next from the first page to the last returns every item once.
+// Next returns the arguments of the call that reads the page after info,
+// or false after the last page: c.Args, then page for ByPage, offset for
+// ByOffset or cursor for ByCursor, and the page size unless it is
+// c.DefaultLimit. ByPage continues by offset when a cut left the next page
+// off a page boundary, and ByCursor when info has no NextCursor. A page
+// read from a cursor (info.AfterCursor) continues by cursor whatever
+// c.Paging. Following Next from the first page to the last returns every
+// item once.
 func (c Call) Next(info PageInfo) (Args, bool) {
 	if !info.HasMore {
 		return nil, false
@@ -318,18 +310,14 @@ func (c Call) appendCallAt(b []byte, info PageInfo, offset int, cursor string) [
 }
 
 // Hint returns the sentence that tells an agent where a page sits and the
-// exact call that continues it, in the given style ("" for [HintOff]):
+// exact call that continues it ([Call.Next]), "" for [HintOff]:
 //
 //	Found 350 results, showing 1-100 (page 1 of 4). 3 pages remain: call search_knowledge(query="auth", page=1) for the next.
 //
-// A page read from a cursor states no positions (see [PageInfo.AfterCursor])
-// and continues by cursor. Long values are written by reference (see
-// [MaxHintValue]). A last page says so; an empty result set says "No
-// results."; an offset past the end names the call for the last page; a
-// lower-bound total is written "10,000+"; a clamped limit is reported with
-// the maximum used.
-// Pages and ranges are written 1-based for people; the arguments in the call
-// are exactly what the tool takes (0-based pages).
+// Ranges and pages are 1-based; the call's arguments are as the tool takes
+// them. Past the end, it names the last page; a lower-bound total reads
+// "10,000+"; a clamped limit names the maximum used; long values are
+// written by reference ([MaxHintValue]).
 func (c Call) Hint(info PageInfo, style HintStyle) string {
 	if style == HintOff {
 		return ""

@@ -66,18 +66,10 @@ const (
 	CountNone
 )
 
-// The cap of [CountCapped] when Page.CountCap is 0 is ten pages' worth of
-// items: CountCapPages × Limit, and at least MinDefaultCountCap (1,000 for
-// pages of 100, 100 for pages of 10). MaxCountCap is the largest cap a Page
-// may ask for.
-//
-// A capped count reads up to cap+1 index entries whatever the table's size,
-// while a page reads Limit rows: a cap in proportion to the page keeps the
-// count's share of the call's cost the same for every page size. Ten pages'
-// worth adds 9% to 27% to a page of 100 or of 10 on SQLite and Postgres at
-// a million rows; a fixed cap of 10,000 adds 48% to 113% to a page of 100
-// and 3.3x to 4.6x the time of a page of 10 (BENCHMARKS.md).
-// Ask for a larger cap where "10,000+" is worth that.
+// The cap of [CountCapped] when Page.CountCap is 0 is [DefaultCountCap]:
+// CountCapPages × Limit (ten pages' worth), at least MinDefaultCountCap.
+// MaxCountCap is the largest cap a Page may ask for. A larger cap costs
+// more (BENCHMARKS.md).
 const (
 	CountCapPages      = 10
 	MinDefaultCountCap = 100

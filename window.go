@@ -97,23 +97,14 @@ type WindowInfo struct {
 	Clamped bool `json:"clamped,omitempty"`
 }
 
-// ApplyWindow returns the lines [w.Offset, w.Offset+w.MaxLines) of doc, after
-// applying Window.Normalize (default 500 lines, maximum 2000).
+// ApplyWindow returns the lines [w.Offset, w.Offset+w.MaxLines) of doc, as
+// a substring, after [Window.Normalize] (500 lines by default, at most
+// 2000): successive windows, at WindowInfo.NextOffset, concatenate to doc.
 //
-// Lines end at "\n". An empty document has 0 lines, "a" and "a\n" have 1
-// line, "a\nb" has 2. A "\r" before the "\n" stays with its line, so "\r\n"
-// documents round-trip. The returned text is the exact byte range of doc
-// holding those lines, each with its terminating "\n" if it has one; it is
-// a substring of doc (no copy), so concatenating successive windows
-// (following WindowInfo.NextOffset) reproduces doc byte for byte.
-//
-// An offset at or past the end is not an error: the text is empty,
-// ReturnedLines is 0, TotalLines is exact, NextOffset is 0, and Truncated is
-// true unless the offset is 0 (the empty document).
-//
-// The only error is a negative MaxLines or Offset, wrapping
-// ErrInvalidWindow; the text and WindowInfo are then zero. ApplyWindow runs
-// in O(len(doc)) time and does not allocate.
+// Lines end at "\n", which stays with its line, as does a "\r" before it:
+// "" has 0 lines, "a" and "a\n" 1, "a\nb" 2. An offset past the end gives ""
+// and the exact TotalLines. A negative MaxLines or Offset is an error wrapping
+// [ErrInvalidWindow].
 func ApplyWindow(doc string, w Window) (string, WindowInfo, error) {
 	w, clamped, err := w.Normalize()
 	if err != nil {
@@ -323,25 +314,17 @@ type HeadTailInfo struct {
 	FrontMatter bool `json:"frontMatter,omitempty"`
 }
 
-// ClipHeadTail limits doc to at most maxLines lines by keeping its beginning
-// and end and replacing the middle with a single elision line such as
+// ClipHeadTail limits doc to maxLines lines (at least 1) by keeping its head
+// and tail, copied byte for byte, and replacing the middle with one line:
 //
-//	…[142 lines omitted: lines 201-342]
+//	…[1,200 lines omitted: lines 201-1400]
 //
-// (the count is formatted by FormatCount, the line numbers are 1-based,
-// inclusive and plain). A document of at most maxLines lines is returned
-// unchanged. maxLines below 1 is treated as 1, which yields the elision line
-// alone.
-//
-// YAML front matter — a first line exactly "---" up to and including the
-// next line that is exactly "---" or "..." (a trailing "\r" is allowed on
-// both) — is kept whole when it is at most maxLines/2 lines; otherwise it is
-// treated as ordinary head lines. The lines left after the front matter and
-// the elision line are split about 2/3 head and 1/3 tail (tail =
-// round(available/3)). The elision line counts toward maxLines and ends with
-// the document's line terminator ("\r\n" if the head's last line uses it);
-// when it is the last line it ends with a terminator only if doc does.
-// Kept lines are copied byte for byte.
+// That line counts toward maxLines and ends with "\r\n" if the head's last
+// line does, else "\n" (nothing when it is last and doc has no final "\n").
+// The other lines kept are split 2/3 head, 1/3 tail (rounded). YAML front matter
+// (from a first line "---" to the next "---" or "...") stays whole in the
+// head when it is at most maxLines/2 lines. A doc of at most maxLines lines
+// is returned unchanged.
 func ClipHeadTail(doc string, maxLines int) (string, HeadTailInfo) {
 	maxLines = max(maxLines, 1)
 	total := countDocLines(doc)
