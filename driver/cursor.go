@@ -60,28 +60,20 @@ var (
 	ErrCursorExpired = errors.New("bounded: cursor expired")
 )
 
-// Codec encodes and decodes cursors. The zero value is ready to use.
+// Codec encodes and decodes cursors: URL-safe base64, bound to a scope,
+// checksummed, and signed with HMAC-SHA256 when Key is set. The zero value
+// is ready to use.
 //
-// A cursor is the URL-safe, unpadded base64 of: a version byte, a flags
-// byte (direction, signed, expiring), an 8-byte hash of the scope it was
-// issued for, when signed the 4-byte id of the signing key, when expiring
-// its expiry (Unix seconds), the offset, the keys (each tagged with its
-// type), and a tag over all of that: the first 16 bytes of HMAC-SHA256
-// under the key when signed, the first 8 bytes of SHA-256 otherwise.
+// The scope names the query: the method and every argument that selects or
+// orders the results (not the page). A cursor decoded for another scope is
+// [ErrCursorForeign]. Without a Key, a caller can forge a cursor for the
+// same query, never for another; with one, a cursor the store did not sign
+// is [ErrCursorTampered].
 //
-// The scope binds a cursor to its query: a store passes the method's name
-// and every argument that selects or orders the results (not the page), so
-// that a cursor replayed on another method, another tool or another query is
-// [ErrCursorForeign]. Without a Key, the checksum catches corruption and
-// casual edits, but anyone can compute it: a caller could forge a cursor for
-// the same query that starts anywhere in its results (never in another
-// query's). With a Key, a cursor the store did not issue is
-// [ErrCursorTampered].
-//
-// Keys rotate without breaking walks in progress: make the new key Key and
-// the old one an element of Previous on every instance, and drop it from
-// Previous once its cursors may be abandoned (or after TTL). A cursor
-// signed with a key the codec does not hold is [ErrCursorExpired].
+// To rotate keys, make the new key Key and the old one an element of
+// Previous on every instance; drop it once its cursors may be abandoned (or
+// after TTL). A cursor signed with a key the codec does not hold is
+// [ErrCursorExpired].
 type Codec struct {
 	// Key, when set, signs cursors with HMAC-SHA256. Every store instance
 	// that must accept a cursor needs it (or has it in Previous).
