@@ -283,15 +283,10 @@ func (s *Store) FindBrokenLinks(ctx context.Context, p bounded.Page) (bounded.Pa
 // the Internal page's cursor, then whether the note exists
 // ([ports.ErrNotFound]), then the other pages' cursors.
 func (s *Store) NoteLinks(ctx context.Context, id string, p ports.NoteLinksPages) (ports.NoteLinks, error) {
-	pages := [3]bounded.Page{p.Internal, p.External, p.Incoming}
-	for _, pg := range pages {
-		if _, err := ports.NoteLinksLimits.Normalize(pg); err != nil {
-			return ports.NoteLinks{}, err
-		}
-	}
-	if err := ports.ValidateQuery("id", id); err != nil {
+	if err := p.Check(id); err != nil {
 		return ports.NoteLinks{}, err
 	}
+	pages := [3]bounded.Page{p.Internal, p.External, p.Incoming}
 	if err := ctx.Err(); err != nil {
 		return ports.NoteLinks{}, err
 	}

@@ -230,6 +230,18 @@ type NoteLinksPages struct {
 	Internal, External, Incoming bounded.Page
 }
 
+// Check returns the error of the first page that [NoteLinksLimits] refuses
+// (Internal, External, Incoming), or of an invalid id
+// ([ErrInvalidQuery]): what NoteLinks checks before reading anything.
+func (p NoteLinksPages) Check(id string) error {
+	for _, pg := range [3]bounded.Page{p.Internal, p.External, p.Incoming} {
+		if _, err := NoteLinksLimits.Normalize(pg); err != nil {
+			return err
+		}
+	}
+	return ValidateQuery("id", id)
+}
+
 // NoteLinks are a note's links by category, each paged on its own.
 type NoteLinks struct {
 	Internal bounded.Paged[LinkRef] `json:"internal"`
