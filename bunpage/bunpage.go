@@ -83,7 +83,11 @@ type Source[T any] struct {
 	// expanded form and its range; they have no NULLS FIRST/LAST, so
 	// NULLs are ordered by a CASE expression.
 	style keyset.Style
-	keys  func(T) []any
+	// orderBy and orderArgs are the ORDER BY of a page read forward [0]
+	// and backward [1].
+	orderBy   [2]string
+	orderArgs [2][]any
+	keys      func(T) []any
 	// scope names the query and the order for cursors: [Source.CursorScope].
 	scope string
 	// bun scans rows; ptr returns the struct an item is scanned into.
@@ -147,6 +151,9 @@ func New[T any](db bun.IDB, q *bun.SelectQuery, order ...Column[T]) (*Source[T],
 		s.order = append(s.order, keyset.Key{Expr: bun.Ident(alias + "." + c.name), Desc: c.desc, Nullable: c.nullable, NullsFirst: c.nullsFirst})
 	}
 	s.scope = string(scope)
+	for i := range 2 {
+		s.orderBy[i], s.orderArgs[i] = keyset.OrderBy(s.order, i == 1, s.style)
+	}
 	s.keys = func(it T) []any {
 		keys := make([]any, len(s.cols))
 		for i, c := range s.cols {
@@ -277,8 +284,11 @@ func (s *Source[T]) page(r bounded.Request, at []any) *bun.SelectQuery {
 		pred, args, _ := keyset.After(s.order, at, back, s.style)
 		q = q.Where(pred, args...)
 	}
-	order, args := keyset.OrderBy(s.order, back, s.style)
-	q = q.OrderExpr(order, args...)
+	dir := 0
+	if back {
+		dir = 1
+	}
+	q = q.OrderExpr(s.orderBy[dir], s.orderArgs[dir]...)
 	q = q.Limit(int64(r.Limit) + 1)
 	if at == nil && r.Offset > 0 {
 		q = q.Offset(int64(r.Offset))

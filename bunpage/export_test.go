@@ -8,5 +8,8 @@ import "github.com/boundedkit/bounded/internal/keyset"
 func Portable[T any](s *Source[T]) *Source[T] {
 	c := *s
 	c.style = keyset.Style{Expand: true, CaseNulls: true}
+	for i := range 2 {
+		c.orderBy[i], c.orderArgs[i] = keyset.OrderBy(c.order, i == 1, c.style)
+	}
 	return &c
 }
