@@ -228,7 +228,7 @@ func TestBudgetLimits(t *testing.T) {
 	}{
 		{"zero is the default", Budget{}, 45_000, 16_071},
 		{"defaults spelled out", Budget{MaxChars: DefaultMaxChars, Margin: DefaultMargin, CharsPerToken: DefaultCharsPerToken}, 45_000, 16_071},
-		{"the design note's budget", Budget100K(), 80_000, 20_000},
+		{"Budget100K", Budget100K(), 80_000, 20_000},
 		{"MaxTokens with margin", Budget{MaxTokens: 25_000}, 45_000, 22_500},
 		{"MaxTokens with its own margin", Budget{MaxChars: 100_000, MaxTokens: 25_000, Margin: 0.8}, 80_000, 20_000},
 		{"margin 1", Budget{MaxChars: 1000, Margin: 1, CharsPerToken: 4}, 1000, 250},
@@ -1275,7 +1275,7 @@ func TestCharsForTokens(t *testing.T) {
 }
 
 // TestPresets checks the presets' numbers: Claude Code's 25,000 tokens and
-// 50,000 characters with the default margin, the design note's 100,000
+// 50,000 characters with the default margin, Budget100K's 100,000
 // characters, 0.8 margin and 4 characters a token, and the list of named
 // presets.
 func TestPresets(t *testing.T) {
