@@ -143,7 +143,7 @@ func Presets() []Preset {
 	return []Preset{
 		{"default", Budget{}, "50,000 characters, where clients start writing results to files; 0.9 margin; 45,000 / 2.8 tokens, estimated"},
 		{"claude-code", ClaudeCode(), "Claude Code: 25,000 tokens for one tool result, 50,000 characters before it goes to a file; 0.9 margin"},
-		{"note-100k", Budget100K(), "the character-budget design note: 100,000 characters, 0.8 margin, 4 characters a token"},
+		{"note-100k", Budget100K(), "100,000 characters, 0.8 margin, 4 characters a token: the common rule of thumb, not a safe default"},
 	}
 }
 

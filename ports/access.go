@@ -52,7 +52,7 @@ type Policy struct {
 	SummaryLimit int
 }
 
-// Policies of the three modes, from the access-modes design note.
+// Policies of the three modes.
 var (
 	PrivatePolicy  = Policy{Mode: Private, Limits: bounded.Limits{Default: 500, Max: 10000}}
 	BalancedPolicy = Policy{

@@ -10,8 +10,8 @@ import (
 	"github.com/boundedkit/bounded"
 )
 
-// SearchCodeLimits: 10 chunks by default, 50 at most, from the code search
-// design note. Tools fit the page into a [bounded.Budget] as well.
+// SearchCodeLimits: 10 chunks by default, 50 at most. Tools fit the page
+// into a [bounded.Budget] as well.
 var SearchCodeLimits = bounded.Limits{Default: 10, Max: 50}
 
 // Chunk is a scored unit of code search: some lines of one file, with a few

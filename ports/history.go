@@ -8,8 +8,8 @@ import (
 	"github.com/boundedkit/bounded"
 )
 
-// ResponseHistoryLimits: 2 runs by default, 10 at most, from the response
-// history design note (bodies are large; an agent asks for more by offset).
+// ResponseHistoryLimits: 2 runs by default, 10 at most (bodies are large;
+// an agent asks for more by offset).
 var ResponseHistoryLimits = bounded.Limits{Default: 2, Max: 10}
 
 // HistoryBodyChars is the most characters (runes) of a response body

@@ -10,7 +10,7 @@ import (
 	"github.com/boundedkit/bounded"
 )
 
-// Page limits of the notes methods, from the notes tools' design note.
+// Page limits of the notes methods.
 var (
 	ListNotesLimits       = bounded.Limits{Default: 50, Max: 200}
 	SearchNotesLimits     = bounded.Limits{Default: 20, Max: 100}

@@ -351,8 +351,8 @@ func TestGetNote(t *testing.T) {
 // TestLineWalk reads long notes by following nextLines, in windows cut by
 // small budgets, and checks that every line comes exactly once, in order,
 // and that each response's contentMetadata counts the lines it returns. The
-// design note has hierarchy context around it, which the budget must make
-// room for.
+// note has hierarchy context around it, which the budget must make room
+// for.
 func TestLineWalk(t *testing.T) {
 	set := newSet(t, ports.Balanced)
 	store := fixtures(t)

@@ -50,7 +50,7 @@ func Depths(rows int) []int {
 //     query with Limit/Offset and ScanAndCount ("scanandcount"; bun runs
 //     its count and its page concurrently, outside a transaction), and a
 //     SELECT count(*) followed by the page's SELECT ... LIMIT ... OFFSET
-//     ("countthenoffset", as the design notes sketch it). Ratios:
+//     ("countthenoffset", as most hand-written paging does). Ratios:
 //     scanandcount/adapter, countthenoffset/adapter,
 //     scanandcount/cursor-capped and countthenoffset/cursor-capped.
 //
