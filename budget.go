@@ -9,120 +9,89 @@ import (
 	"unicode/utf8"
 )
 
-// ErrInvalidBudget is returned, wrapped with the field and value at fault,
-// for a [Budget] with a negative, NaN or infinite field, a Margin outside
-// (0, 1], or limits that leave no room at all; and by [Fit] when the budget is
-// too small for the envelope itself (its pagination, truncation report, hint
-// and next call) or for the response that says a result needs more.
+// ErrInvalidBudget is wrapped by the errors of [Budget.Validate], and of
+// [Fit] for a budget that cannot hold an envelope without results.
 var ErrInvalidBudget = errors.New("bounded: invalid budget")
 
-// ErrUnordered is returned by [Fit], wrapped with the positions and scores at
-// fault, when [FitInput.Relevance] is set and the items are not in
-// non-increasing relevance order (or a score is NaN). Fit never reorders a
-// page: that would break exactly-once pagination across pages.
+// ErrUnordered is wrapped by [Fit]'s error for items out of
+// [FitInput.Relevance] order, or scored NaN.
 var ErrUnordered = errors.New("bounded: results not in relevance order")
 
 const (
-	// DefaultMaxChars is the ceiling of a [Budget] with MaxChars 0: 50,000
-	// characters, where a client that writes larger tool results to a file
-	// starts.
+	// DefaultMaxChars is the [Budget.MaxChars] used when it is 0.
 	DefaultMaxChars = 50_000
-	// DefaultMargin is the share of the ceiling a response may use when
-	// Margin is 0: 0.9, so that the default budget allows 45,000 characters.
+	// DefaultMargin is the [Budget.Margin] used when it is 0.
 	DefaultMargin = 0.9
-	// DefaultCharsPerToken derives the token limit from the character
-	// limit when MaxTokens and CharsPerToken are 0: compact JSON measures
-	// about 2.8 characters a token, so the default budget's 45,000
-	// characters allow 16,071 tokens. Tokens are then counted by the
-	// [Estimator], not by this ratio.
+	// DefaultCharsPerToken derives the token limit when [Budget.MaxTokens]
+	// and CharsPerToken are 0; the [Estimator] still counts the tokens.
 	DefaultCharsPerToken = 2.8
-	// DefaultWarnAt is the share of a limit at or over which [Fit] logs a
-	// warning when WarnAt is 0.
+	// DefaultWarnAt is the [Budget.WarnAt] used when it is 0.
 	DefaultWarnAt = 0.7
 )
 
 // Truncation reasons, the values of [Truncation.Reason].
 const (
-	// ReasonCharacterLimit: results were cut to fit the character ceiling
-	// (or, with MaxTokens 0, the token limit derived from it).
+	// ReasonCharacterLimit: results were cut to fit LimitChars, or the
+	// token limit derived from it.
 	ReasonCharacterLimit = "character_limit"
-	// ReasonTokenLimit: results were cut to fit MaxTokens, which was
-	// tighter than the character ceiling.
+	// ReasonTokenLimit: results were cut to fit [Budget.MaxTokens].
 	ReasonTokenLimit = "token_limit"
 	// ReasonSingleResultTooLarge: the first result alone was over the
-	// budget; it was returned with its longest strings clipped.
+	// budget and was returned clipped.
 	ReasonSingleResultTooLarge = "single_result_too_large"
-	// ReasonBudgetTooSmall: not even the first result with every string
-	// clipped fits the budget; none was returned, NeededChars and
-	// NeededTokens say what a response with it takes, and the page goes
-	// on at that result.
+	// ReasonBudgetTooSmall: not even the first result, clipped, fits;
+	// none was returned (see [Truncation.NeededChars]).
 	ReasonBudgetTooSmall = "budget_too_small"
 )
 
-// Tokenizer counts the tokens of a text as the agent's model does, for
-// [Budget.Tokenizer]. Package github.com/boundedkit/bounded/tokenizer has
-// the o200k_base and cl100k_base counters; a counter backed by a service
-// (a count-tokens endpoint) fits too. Implementations must be safe for
-// concurrent use.
+// Tokenizer counts tokens as the agent's model does, for [Budget.Tokenizer].
+// It must be safe for concurrent use. Package
+// github.com/boundedkit/bounded/tokenizer has o200k_base and cl100k_base.
 type Tokenizer interface {
 	// Count returns the number of tokens of s (0 for ""), or an error,
 	// which Fit returns wrapped in ErrTokenizer. ctx is FitContext's.
 	Count(ctx context.Context, s string) (int, error)
 }
 
-// ErrTokenizer is returned by [FitContext], wrapping the error of the
-// budget's [Tokenizer] (or saying that it counted below 0).
+// ErrTokenizer is wrapped by [Fit]'s error when the [Tokenizer] fails or
+// counts below 0.
 var ErrTokenizer = errors.New("bounded: tokenizer failed")
 
-// Budget is a hard ceiling on the size of a whole encoded tool response,
-// applied by [Fit]. The zero Budget allows 45,000 characters (50,000 with a
-// 0.9 margin) and 16,071 tokens (45,000 / 2.8). [Presets] lists named
-// budgets.
+// Budget caps the size of a whole encoded tool response, for [Fit]. The
+// zero Budget allows 45,000 characters and 16,071 tokens; [Presets] has more.
 //
 // Tokens are counted by Tokenizer when it and MaxTokens are set, else as
 // characters / CharsPerToken when that is set, else by the [Estimator].
-// Characters are the runes of the encoded JSON as written: \n counts 2, é 1.
+// Characters are runes of the JSON as written: \n counts 2, é 1.
 type Budget struct {
-	// MaxChars is the ceiling on the encoded response, in characters.
-	// 0 means DefaultMaxChars (50,000).
+	// MaxChars caps the response in characters; 0 means [DefaultMaxChars].
 	MaxChars int
-	// MaxTokens is an optional ceiling in tokens; 0 means the limit derived
-	// from the characters: LimitChars / CharsPerToken (DefaultCharsPerToken
-	// when 0). Tokens are counted as the Budget documents.
+	// MaxTokens caps the response in tokens; 0 means LimitChars /
+	// CharsPerToken ([DefaultCharsPerToken] when 0).
 	MaxTokens int
-	// Margin is the share of MaxChars (and of MaxTokens) the whole response
-	// may use, in (0, 1]. 0 means DefaultMargin (0.9).
+	// Margin is the share of MaxChars and MaxTokens a response may use, in
+	// (0, 1]; 0 means [DefaultMargin].
 	Margin float64
-	// CharsPerToken, when set, estimates tokens as characters /
-	// CharsPerToken, rounded up (when there is no Tokenizer), and derives
-	// the token limit when MaxTokens is 0. 0 means the Estimator counts
-	// tokens, and DefaultCharsPerToken (2.8) derives the limit.
+	// CharsPerToken, when set, counts tokens as characters / CharsPerToken
+	// rounded up, unless Tokenizer counts them.
 	CharsPerToken float64
-	// Tokenizer, when set together with MaxTokens, counts tokens exactly.
-	// It is not called when MaxTokens is 0.
+	// Tokenizer counts tokens exactly; it is used only with MaxTokens.
 	Tokenizer Tokenizer
-	// WarnAt is the share of LimitChars (or LimitTokens) at or over which
-	// Fit logs a warning even when nothing was cut. 0 means DefaultWarnAt
-	// (0.7); a value over 1 logs only cuts.
+	// WarnAt is the share of a limit from which Fit logs a warning, even
+	// without a cut; 0 means [DefaultWarnAt], over 1 logs only cuts.
 	WarnAt float64
 	// Logger receives Fit's warnings; nil means none are logged.
 	Logger *slog.Logger
 }
 
-// Budget100K is 100,000 characters, a 0.8 margin and 4 characters a token
-// (LimitChars 80,000, LimitTokens 20,000). It is not safe for JSON, which
-// runs about 2.8 characters a token: its 80,000 characters are about 28,700
-// tokens. [ClaudeCode] keeps a response under that client's 25,000 tokens.
+// Budget100K is 100,000 characters, a 0.8 margin and 4 characters a token:
+// a rule of thumb that undercounts JSON's tokens (BENCHMARKS.md).
 func Budget100K() Budget {
 	return Budget{MaxChars: 100_000, Margin: 0.8, CharsPerToken: 4}
 }
 
-// ClaudeCode is the budget of one tool response for Claude Code: 50,000
-// characters and 25,000 tokens with the default 0.9 margin (LimitChars
-// 45,000, LimitTokens 22,500), tokens counted by the [Estimator]. The client
-// refuses a result over 25,000 tokens by default and writes one over 50,000
-// characters to a file; the margin covers its own tokenizer and what it
-// wraps around a result.
+// ClaudeCode is Claude Code's limit on a tool result, 50,000 characters and
+// 25,000 tokens, with the default margin.
 func ClaudeCode() Budget {
 	return Budget{MaxChars: 50_000, MaxTokens: 25_000, Margin: DefaultMargin}
 }
@@ -137,8 +106,8 @@ type Preset struct {
 	Source string
 }
 
-// Presets returns the named budgets, the default first: "default" (the
-// zero Budget), "claude-code" ([ClaudeCode]) and "note-100k" ([Budget100K]).
+// Presets returns "default" (the zero Budget), "claude-code" ([ClaudeCode])
+// and "note-100k" ([Budget100K]).
 func Presets() []Preset {
 	return []Preset{
 		{"default", Budget{}, "50,000 characters, where clients start writing results to files; 0.9 margin; 45,000 / 2.8 tokens, estimated"},
@@ -147,11 +116,8 @@ func Presets() []Preset {
 	}
 }
 
-// CountTokens returns the tokens of s as b counts those of a response: its
-// Tokenizer's count when b has one and MaxTokens, characters /
-// CharsPerToken when CharsPerToken is set, else the Estimator's. It is for
-// sizing a text before [Fit]: when the Tokenizer fails, it counts as b
-// without one does, and Fit reports the error.
+// CountTokens returns the tokens of s as [Fit] counts them under b. If the
+// Tokenizer fails, it counts as b without one would.
 func (b Budget) CountTokens(s string) int {
 	if b.MaxTokens > 0 && b.Tokenizer != nil {
 		if n, err := b.Tokenizer.Count(context.Background(), s); err == nil && n >= 0 {
@@ -181,10 +147,8 @@ func (b Budget) withDefaults() Budget {
 	return b
 }
 
-// LimitChars is the most characters a response fitted to b may have:
-// MaxChars × Margin rounded down, after defaults (45,000 for the zero
-// Budget). A product within 1e-9 of an integer counts as that integer, so
-// that 100 × 0.29 is 29. It is 0 for a budget [Budget.Validate] rejects.
+// LimitChars is MaxChars × Margin after defaults, rounded down (29 for
+// 100 × 0.29), or 0 for an invalid b.
 func (b Budget) LimitChars() int {
 	if b.Validate() != nil {
 		return 0
@@ -208,10 +172,8 @@ func (b Budget) limits() (d Budget, chars, tokens int) {
 	return d, chars, floorInt(float64(chars) / d.CharsPerToken)
 }
 
-// LimitTokens is the most tokens a response fitted to b may have:
-// MaxTokens × Margin rounded down when MaxTokens is set, otherwise
-// LimitChars / CharsPerToken rounded down (16,071 for the zero Budget). It is
-// 0 for a budget [Budget.Validate] rejects.
+// LimitTokens is MaxTokens × Margin, or else LimitChars / CharsPerToken,
+// after defaults, rounded down; or 0 for an invalid b.
 func (b Budget) LimitTokens() int {
 	if b.Validate() != nil {
 		return 0
@@ -224,11 +186,9 @@ func (b Budget) limitTokens() int {
 	return tokens
 }
 
-// Validate reports whether b can be used. It returns an error wrapping
-// [ErrInvalidBudget], naming the field and value, for a negative MaxChars or
-// MaxTokens; a NaN or infinite float field; a Margin outside (0, 1]; a
-// negative CharsPerToken or WarnAt; or limits that round down to 0
-// characters or tokens. Zero fields take their defaults first.
+// Validate returns an error wrapping [ErrInvalidBudget] for a negative, NaN
+// or infinite field, a Margin over 1, or limits that round down to 0. Zero
+// fields take their defaults first.
 func (b Budget) Validate() error {
 	_, _, _, err := b.validate()
 	return err

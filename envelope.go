@@ -1,32 +1,23 @@
 package bounded
 
-// Envelope is the one JSON object a tool returns for a page of results,
-// with its keys in this order; results and truncated are always present,
-// the others when set:
-//
-//	{"results":[...],"pagination":{...},"truncated":false,"truncation":{...},
-//	 "hint":"...","next":{...},"nextKeeps":[...],"contentMetadata":{...}}
-//
-// Results is [] when empty, never null. Pagination is the page after any
-// budget cut; Truncated says whether anything was cut or clipped. Next
-// holds the arguments of [Call.Next], but for those named in NextKeeps,
-// which the next call passes again as they were.
-//
-// [Fit] writes it as a [json.Encoder] with SetEscapeHTML(false) does;
-// json.Marshal also escapes <, > and &, which lengthens it past the budget.
+// Envelope is the JSON object a tool returns for a page, keys in field
+// order, as [Fit] writes it. Encode it with a [json.Encoder] with
+// SetEscapeHTML(false): json.Marshal escapes <, > and &, exceeding the budget.
 type Envelope[T any] struct {
-	Results         []T         `json:"results"`
-	Pagination      *PageInfo   `json:"pagination,omitempty"`
-	Truncated       bool        `json:"truncated"`
-	Truncation      *Truncation `json:"truncation,omitempty"`
-	Hint            string      `json:"hint,omitempty"`
+	Results []T `json:"results"`
+	// Pagination is the page after any cut ([Fitted.Page]).
+	Pagination *PageInfo `json:"pagination,omitempty"`
+	// Truncated reports that results were cut or clipped.
+	Truncated  bool        `json:"truncated"`
+	Truncation *Truncation `json:"truncation,omitempty"`
+	Hint       string      `json:"hint,omitempty"`
+	// Next and NextKeeps are [Fitted.Next] and [Fitted.NextKeeps].
 	Next            Args        `json:"next,omitempty"`
 	NextKeeps       []string    `json:"nextKeeps,omitempty"`
 	ContentMetadata *WindowInfo `json:"contentMetadata,omitempty"`
 }
 
-// MarshalJSON encodes the envelope as documented on [Envelope], with nil
-// Results written as [] and without HTML escaping.
+// MarshalJSON encodes e without HTML escaping, nil Results as [].
 func (e Envelope[T]) MarshalJSON() ([]byte, error) {
 	// plain has Envelope's fields and tags but not this method.
 	type plain Envelope[T]

@@ -8,18 +8,15 @@ import (
 	"unicode/utf8"
 )
 
-// Estimator estimates the tokens of a text without a vocabulary, on the
-// safe side: it usually counts more than the o200k_base and cl100k_base
-// encodings, and on a JSON response at most [MaxEstimateError] fewer than
-// the larger of them. A short text of raw source code may count fewer. It
-// counts tokens for a [Budget] without a Tokenizer. The zero Estimator is
-// ready to use and safe for concurrent use.
+// Estimator counts tokens without a vocabulary, usually more than
+// o200k_base and cl100k_base do; it undercounts JSON by at most
+// [MaxEstimateError], raw source code possibly by more. It is safe for
+// concurrent use.
 type Estimator struct{}
 
-// MaxEstimateError is the share of tokens the [Estimator] may count under
-// the exact count of a JSON response: 3%. A limit that must hold with no
-// margin, such as the tokens an agent says it has left, can be lowered by
-// this much when the Estimator counts.
+// MaxEstimateError is the largest share by which the [Estimator]
+// undercounts JSON (BENCHMARKS.md): lower by it a limit that must hold
+// exactly.
 const MaxEstimateError = 0.03
 
 // CountTokens returns the estimated number of tokens of s: 0 for "".

@@ -7,100 +7,78 @@ import (
 	"reflect"
 )
 
-// Truncation reports how a response was fitted into its budget. It is
-// always present in a fitted envelope: it reports the budget's usage even
-// when nothing was cut (Reason "").
+// Truncation reports how a response was fitted to its budget, also when
+// nothing was cut.
 type Truncation struct {
-	// Reason is "" when nothing was cut, else ReasonCharacterLimit,
-	// ReasonTokenLimit or ReasonSingleResultTooLarge.
+	// Reason is a Reason constant, or "" when nothing was cut.
 	Reason string `json:"reason,omitempty"`
 	// OriginalCount is the number of results the page had; ReturnedCount
 	// the number in the response (a clipped result counts as returned).
 	OriginalCount int `json:"originalCount"`
 	ReturnedCount int `json:"returnedCount"`
-	// EstimatedChars is the exact number of characters of the encoded
-	// response, this object included; LimitChars is the budget's.
+	// EstimatedChars is the exact character count of the response, this
+	// object included; LimitChars is the budget's.
 	EstimatedChars int `json:"estimatedChars"`
 	LimitChars     int `json:"limitChars"`
-	// EstimatedTokens is the token count of the response, this object
-	// included: the Tokenizer's count with a Tokenizer and MaxTokens
-	// (should writing the count change it, the larger of the two),
-	// EstimatedChars / CharsPerToken rounded up when CharsPerToken is set,
-	// else the [Estimator]'s count. LimitTokens is the budget's.
+	// EstimatedTokens is the response's token count as the [Budget]
+	// counts, this object included; LimitTokens is the budget's.
 	EstimatedTokens int `json:"estimatedTokens"`
 	LimitTokens     int `json:"limitTokens"`
-	// ClippedFields lists, for ReasonSingleResultTooLarge, the paths of the
-	// strings of the result that were clipped, in document order: object
-	// keys joined by "." ("content", "meta.author"), array elements as
-	// "[i]" ("observations[2]"), keys that are not identifiers quoted
-	// (`meta["a.b"]`), and "$" for a result that is itself a string.
+	// ClippedFields lists, for ReasonSingleResultTooLarge, the paths of
+	// the clipped strings in document order: keys joined by "."
+	// ("meta.author"), elements as "observations[2]", other keys quoted
+	// (`meta["a.b"]`), "$" for a string result.
 	ClippedFields []string `json:"clippedFields,omitempty"`
 	// NeededChars and NeededTokens, for ReasonBudgetTooSmall, are the
-	// size of the response holding the first result clipped to its
-	// minimum: a budget of at least that much returns it. When the token
-	// limit derives from the characters (MaxTokens 0), NeededChars covers
-	// NeededTokens too.
+	// limits that would return the first result, clipped. With MaxTokens
+	// 0, NeededChars covers NeededTokens.
 	NeededChars  int `json:"neededChars,omitempty"`
 	NeededTokens int `json:"neededTokens,omitempty"`
 }
 
 // FitInput is what [Fit] fits into a budget.
 type FitInput[T any] struct {
-	// Page is one page of items, in the method's order (most relevant
-	// first for scored methods), with its PageInfo. Its Returned must equal
-	// len(Items). Its CursorAt, when set, issues the NextCursor of a cut.
+	// Page is the page to fit, in the method's order; Page.Returned must
+	// equal len(Items).
 	Page Paged[T]
-	// Call is the tool call that produced the page: it renders the hint and
-	// the next call's arguments.
+	// Call is the tool call that produced the page, for the hint and next.
 	Call Call
 	// Hints sets how much the hint says; HintOff leaves it out.
 	Hints HintStyle
-	// Relevance, when set, scores an item; the items must then be in
-	// non-increasing order of it, or Fit returns ErrUnordered. Fit keeps a
-	// prefix of the page, so the prefix is the most relevant part.
+	// Relevance, when set, scores an item; items must be in non-increasing
+	// order of it, else Fit returns [ErrUnordered].
 	Relevance func(T) float64
 	// Window, when set, is written as the envelope's contentMetadata.
 	Window *WindowInfo
-	// Unclipped names the string fields of a result that are never
-	// clipped, as ClippedFields names them (e.g. "id"): a result that
-	// fits only with one of them clipped is not returned, and the
-	// response says the budget it needs (ReasonBudgetTooSmall).
+	// Unclipped names strings never clipped, as ClippedFields does; a
+	// result that would need one clipped is [ReasonBudgetTooSmall].
 	Unclipped []string
 }
 
 // Fitted is a response fitted into a budget.
 type Fitted struct {
-	// JSON is the encoded [Envelope]: at most LimitChars characters and
-	// LimitTokens tokens, as measured by Truncation.
+	// JSON is the encoded [Envelope], within the budget's limits.
 	JSON []byte
-	// Page is the page info after the cut ([PageInfo.Cut]): when results
-	// were cut, HasMore is true, NextOffset is the first cut result, and
-	// NextCursor is the input page's CursorAt(Kept) ("" without CursorAt).
+	// Page is the input's page info after [PageInfo.Cut], NextCursor set
+	// from CursorAt(Kept) when there is one.
 	Page PageInfo
 	// Truncation is the report written in JSON.
 	Truncation Truncation
 	// Hint is the hint written in JSON ("" with HintOff).
 	Hint string
-	// Next is the argument list of the call that continues after this
-	// response, nil on the last page: the whole list, but for the
-	// caller's arguments in NextKeeps, too long to repeat, which the call
-	// passes again as they were.
+	// Next is the arguments of the next call, nil on the last page, less
+	// the caller's arguments in NextKeeps, too long to repeat
+	// ([MaxNextValue]), which it passes again as they were.
 	Next      Args
 	NextKeeps []string
-	// Kept is the number of items in JSON: the first Kept items of the
-	// page (the first one possibly clipped).
+	// Kept is the number of items in JSON, the page's first.
 	Kept int
 }
 
-// Fit encodes a page as an [Envelope] of at most b.LimitChars() characters
-// and b.LimitTokens() tokens, keeping the longest prefix of items that
-// fits, each sized exactly as encoding/json writes it (HTML escaping off).
-// The next call starts at the first item cut ([Fitted.Page]): none is
-// skipped.
-//
-// A first item too large alone is clipped ([Clip]); when even that does not
-// fit, none is kept and the [Truncation] names the budget needed. With
-// b.Logger, cuts are logged at level Warn.
+// Fit encodes a page as an [Envelope] within b's limits, keeping the
+// longest prefix of items that fits; the next call starts at the first item
+// cut. A first item too large alone is clipped, or else none is kept (see
+// [Truncation.Reason]). Warnings go to b.Logger.
 //
 // Fit does not modify in. Its errors wrap [ErrInvalidBudget],
 // [ErrUnordered], [ErrInvalidPage] or [ErrTokenizer], or are an item's
@@ -109,8 +87,7 @@ func Fit[T any](b Budget, in FitInput[T]) (Fitted, error) {
 	return FitContext(context.Background(), b, in)
 }
 
-// FitContext is [Fit] with the context that b's Tokenizer counts with, and
-// that Fit logs with.
+// FitContext is [Fit] with a context for b's Tokenizer and Logger.
 func FitContext[T any](ctx context.Context, b Budget, in FitInput[T]) (Fitted, error) {
 	f, err := prepareFit(b, in)
 	if err != nil {

@@ -1064,9 +1064,9 @@ func (f *fitter) keepLong(next Args) (Args, []string) {
 	return out, keeps
 }
 
-// MaxNextValue is the shortest JSON, in bytes, of a caller's argument that
-// a response's next may leave out (see [Envelope]): a value that long and
-// over an eighth of the response's character limit is not repeated.
+// MaxNextValue is the JSON length, in bytes, over which a caller's
+// argument, if also over LimitChars / 8, moves from [Fitted.Next] to
+// NextKeeps.
 const MaxNextValue = 256
 
 // appendStrings appends ss as a JSON array of strings.
