@@ -7,21 +7,18 @@ import (
 	"strconv"
 )
 
-// Paging names the pagination arguments a tool takes, and so the form of the
-// next call a hint tells the agent to make.
+// Paging is the form of a tool's pagination arguments, and so of its next
+// call.
 type Paging uint8
 
 const (
 	// ByOffset: the tool takes limit and offset.
 	ByOffset Paging = iota
-	// ByPage: the tool takes a 0-based page and a pageSize. It must also
-	// take an offset: a page cut by a budget no longer ends on a page
-	// boundary, and its next call continues by offset.
+	// ByPage: the tool takes a 0-based page and pageSize, and an offset to
+	// continue a page a budget cut.
 	ByPage
-	// ByCursor: the tool takes limit and an opaque cursor, and the next
-	// call continues by NextCursor: after a budget cut, by the cursor of
-	// the cut position ([Paged.CursorAt]). It must also take an offset,
-	// for pages without a NextCursor (a cut page without CursorAt).
+	// ByCursor: the tool takes limit and cursor, and an offset for pages
+	// without a NextCursor.
 	ByCursor
 )
 
@@ -29,13 +26,13 @@ const (
 type HintStyle uint8
 
 const (
-	// HintFull is a sentence with the total, the range shown, the pages
-	// remaining and the exact next call.
+	// HintFull names the total, the range shown, the pages remaining and
+	// the next call.
 	HintFull HintStyle = iota
 	// HintTerse names the range and the next call only.
 	HintTerse
-	// HintOff writes no hint; the envelope's next arguments still say how
-	// to continue. Eager hints make some agents loop.
+	// HintOff writes no hint; the envelope's next still says how to
+	// continue.
 	HintOff
 )
 
@@ -45,21 +42,16 @@ type Arg struct {
 	Value any
 }
 
-// Args is an ordered list of tool arguments. It encodes as a JSON object
-// whose keys keep their order.
+// Args is an ordered list of tool arguments, a JSON object in that order.
 type Args []Arg
 
-// MarshalJSON encodes the arguments as one JSON object, in order, without
-// HTML escaping (json.Marshal escapes <, > and & in what MarshalJSON
-// returns; a json.Encoder with SetEscapeHTML(false) does not).
+// MarshalJSON encodes a as a JSON object, in order, without HTML escaping.
 func (a Args) MarshalJSON() ([]byte, error) {
 	return appendArgs(nil, a)
 }
 
-// UnmarshalJSON decodes a JSON object into arguments, keeping the order of
-// its keys. Numbers decode as [json.Number], so that an integer argument
-// keeps its exact value; other values decode as encoding/json decodes into
-// an interface value. A key given twice is an error.
+// UnmarshalJSON decodes a JSON object into a, in order, numbers as
+// [json.Number]. A key given twice is an error.
 func (a *Args) UnmarshalJSON(b []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
@@ -145,18 +137,17 @@ func marshalNoEscape(v any) ([]byte, error) {
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
-// Call describes the tool call that produced a page, so that a hint can name
-// the exact call that continues it.
+// Call is the tool call that produced a page, for naming the call that
+// continues it.
 type Call struct {
 	// Tool is the tool's name, e.g. "search_knowledge".
 	Tool string
-	// Args are the caller's arguments other than pagination ones, in the
-	// order the hint writes them, e.g. {"query", "auth"}.
+	// Args are the caller's arguments but pagination, in the order written.
 	Args Args
 	// Paging is the tool's pagination style.
 	Paging Paging
-	// DefaultLimit is the tool's default page size: a next call leaves the
-	// size argument out when it equals this. 0 always writes it.
+	// DefaultLimit is the tool's default page size, which a next call
+	// leaves out; 0 always writes it.
 	DefaultLimit int
 	// LimitArg, OffsetArg, PageArg, PageSizeArg and CursorArg name the
 	// pagination arguments; empty means "limit", "offset", "page",
@@ -171,14 +162,10 @@ func orDefault(s, def string) string {
 	return s
 }
 
-// Next returns the arguments of the call that reads the page after info,
-// or false after the last page: c.Args, then page for ByPage, offset for
-// ByOffset or cursor for ByCursor, and the page size unless it is
-// c.DefaultLimit. ByPage continues by offset when a cut left the next page
-// off a page boundary, and ByCursor when info has no NextCursor. A page
-// read from a cursor (info.AfterCursor) continues by cursor whatever
-// c.Paging. Following Next from the first page to the last returns every
-// item once.
+// Next returns the arguments of the call for the page after info, or false
+// after the last: c.Args, the position as c.Paging takes it, and the page
+// size unless it is c.DefaultLimit. A page read from a cursor continues by
+// cursor.
 func (c Call) Next(info PageInfo) (Args, bool) {
 	if !info.HasMore {
 		return nil, false
@@ -237,8 +224,7 @@ func (c Call) paging(info PageInfo, offset int, cursor string) (p [2]pagingArg, 
 	return p, n
 }
 
-// Render writes a call as the agent would type it:
-// search_knowledge(query="auth", page=1). Values are written as JSON.
+// Render returns the call with args as an agent types it, values in JSON.
 func (c Call) Render(args Args) string {
 	var buf [128]byte
 	return string(c.appendCall(buf[:0], args))
@@ -268,12 +254,8 @@ func appendCallArg(b []byte, a Arg) []byte {
 	return out
 }
 
-// MaxHintValue is the longest value, in bytes of JSON, a hint writes in the
-// call it names. A longer argument of the caller's is written <as before>,
-// and a longer cursor <pagination.nextCursor> (the response holds it), so
-// that long ids and cursors are not repeated whole in a hint, crowding
-// results out of the budget. The call's arguments in full are
-// [Call.Next]'s.
+// MaxHintValue is the longest JSON value, in bytes, a hint writes: a longer
+// argument is written <as before>, a longer cursor <pagination.nextCursor>.
 const MaxHintValue = 40
 
 // appendCallAt appends the call c.at(info, offset, cursor) as a hint writes
@@ -309,15 +291,9 @@ func (c Call) appendCallAt(b []byte, info PageInfo, offset int, cursor string) [
 	return append(b, ')')
 }
 
-// Hint returns the sentence that tells an agent where a page sits and the
-// exact call that continues it ([Call.Next]), "" for [HintOff]:
-//
-//	Found 350 results, showing 1-100 (page 1 of 4). 3 pages remain: call search_knowledge(query="auth", page=1) for the next.
-//
-// Ranges and pages are 1-based; the call's arguments are as the tool takes
-// them. Past the end, it names the last page; a lower-bound total reads
-// "10,000+"; a clamped limit names the maximum used; long values are
-// written by reference ([MaxHintValue]).
+// Hint returns the sentence telling an agent where the page sits and the
+// call that continues it ([Call.Next]), or "" for [HintOff]. Past the end,
+// it names the last page; [MaxHintValue] shortens long values.
 func (c Call) Hint(info PageInfo, style HintStyle) string {
 	if style == HintOff {
 		return ""

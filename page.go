@@ -9,76 +9,61 @@ import (
 	"github.com/boundedkit/bounded/driver"
 )
 
-// ErrInvalidPage is returned, wrapped with the field and value at fault, for
-// a negative or overflowing limit, offset, page number or page size, and by
-// [Paged.CursorAt] for a position outside its page.
+// ErrInvalidPage is wrapped by the errors for a page request out of range,
+// naming the field, and for a [Paged.CursorAt] position outside the page.
 var ErrInvalidPage = errors.New("bounded: invalid page")
 
-// ErrInvalidCursor is returned, wrapped with its cause, for a cursor that
-// cannot be decoded, was tampered with, or belongs to another query or tool.
-// It is [driver.ErrInvalidCursor]; [driver.ErrCursorTampered] and
-// [driver.ErrCursorForeign] say why, where they apply.
+// ErrInvalidCursor, which is [driver.ErrInvalidCursor], is wrapped by the
+// errors for a refused cursor; [driver.Codec.Decode] lists why.
 var ErrInvalidCursor = driver.ErrInvalidCursor
 
-// ErrNoProgress is returned by [All] when a page claims more items follow but
-// its next offset does not move past its own offset: following it would loop.
+// ErrNoProgress is yielded by [All] for a page that says HasMore but would
+// not advance.
 var ErrNoProgress = errors.New("bounded: page did not advance")
 
-// MaxOffset is the largest offset (and offset plus limit) a [Page] may carry:
-// 2^53-1, the largest integer a JSON number holds exactly, so that every
-// offset survives a round trip through an agent's JSON.
+// MaxOffset is the most a [Page]'s offset plus limit may be: 2^53-1, exact
+// in a JSON number.
 const MaxOffset = driver.MaxOffset
 
-// Page is what a caller asks for: up to Limit items starting at Offset in the
-// method's documented order.
-//
-// A zero Limit means the method's default ([Limits.Default]). Cursor, when
-// set, replaces Offset: it is the opaque NextCursor of an earlier page of the
-// same query.
-//
-// Count chooses how the total is counted: exactly (the zero value), up to a
-// cap, or not at all. Counting costs in proportion to the matching items; a
-// capped count or none keeps a deep page as cheap as the first.
+// Page is what a caller asks for: up to Limit items from Offset, in the
+// method's order.
 type Page struct {
-	Limit  int    `json:"limit,omitempty"`
-	Offset int    `json:"offset,omitempty"`
+	// Limit 0 means [Limits.Default]; over [Limits.Max] it is clamped.
+	Limit  int `json:"limit,omitempty"`
+	Offset int `json:"offset,omitempty"`
+	// Cursor, when set, replaces Offset: a cursor of an earlier page of
+	// the same query.
 	Cursor string `json:"cursor,omitempty"`
-	// Count is the count strategy; CountCap the most items CountCapped
-	// counts (0 means [DefaultCountCap] of the page's Limit: ten pages'
-	// worth). CountCap is ignored by the other strategies.
+	// Count is how the total is counted, exactly by default; CountCap is
+	// CountCapped's cap, 0 meaning [DefaultCountCap](Limit).
 	Count    CountMode `json:"count,omitempty"`
 	CountCap int       `json:"countCap,omitempty"`
 }
 
-// CountMode says how a paged method counts its total. The [PageInfo] says
-// which kind of total came back ([TotalKind]).
+// CountMode is how a paged method counts its total. CountCapped and
+// CountNone keep a deep page as cheap as the first.
 type CountMode uint8
 
 const (
-	// CountExact counts every matching item: [TotalExact]. The default.
+	// CountExact counts every matching item: [TotalExact].
 	CountExact CountMode = iota
-	// CountCapped counts at most CountCap items (a LIMIT-capped count in
-	// SQL): the exact total when there are no more, otherwise a lower
-	// bound ([TotalAtLeast], "10,000+").
+	// CountCapped counts up to [Page.CountCap] items: exact within it, else
+	// a lower bound ([TotalAtLeast]).
 	CountCapped
-	// CountNone counts nothing: HasMore comes from reading one item past
-	// the page, and the total is [TotalUnknown]: the end of this page.
+	// CountNone counts nothing: [TotalUnknown].
 	CountNone
 )
 
-// The cap of [CountCapped] when Page.CountCap is 0 is [DefaultCountCap]:
-// CountCapPages × Limit (ten pages' worth), at least MinDefaultCountCap.
-// MaxCountCap is the largest cap a Page may ask for. A larger cap costs
-// more (BENCHMARKS.md).
+// CountCapPages and MinDefaultCountCap make [DefaultCountCap]; MaxCountCap
+// is the largest [Page.CountCap]. A larger cap costs more (BENCHMARKS.md).
 const (
 	CountCapPages      = 10
 	MinDefaultCountCap = 100
 	MaxCountCap        = 1_000_000
 )
 
-// DefaultCountCap is the cap of [CountCapped] for a page of limit items
-// when Page.CountCap is 0: max(CountCapPages × limit, MinDefaultCountCap),
-// and at most MaxCountCap.
+// DefaultCountCap is the [Page.CountCap] used for 0: max(CountCapPages ×
+// limit, MinDefaultCountCap), at most MaxCountCap.
 func DefaultCountCap(limit int) int {
 	if limit > MaxCountCap/CountCapPages {
 		return MaxCountCap
@@ -96,47 +81,37 @@ func (m CountMode) String() string {
 	return fmt.Sprintf("CountMode(%d)", m)
 }
 
-// Limits is a method's pagination policy: Default items when the caller asks
-// for none, at most Max items whatever the caller asks. The ports declare
-// theirs, e.g. Backlinks uses Limits{Default: 100, Max: 500}.
+// Limits is a method's page size: Default when the caller asks for none, at
+// most Max.
 type Limits struct {
 	Default int
 	Max     int
 }
 
-// Request is a validated [Page]: Limit is in [1, Max] and Offset in
-// [0, MaxOffset]. A [Source] receives one from [FetchPage], which builds
-// the page's [PageInfo]; [Limits.Normalize] returns one too.
+// Request is a validated [Page], as [Limits.Normalize] returns and a
+// [Source] receives it: Limit in [1, Max], Offset+Limit at most [MaxOffset].
 type Request struct {
 	Limit  int
 	Offset int
-	// Cursor is the caller's cursor, already checked to be non-empty and
-	// decodable by the method; empty for offset requests.
+	// Cursor is the caller's cursor; empty for offset requests.
 	Cursor string
-	// Requested is the limit the caller asked for, before the default and
-	// the maximum were applied (0 when the caller asked for none).
+	// Requested is the caller's limit, 0 when it asked for none.
 	Requested int
-	// Clamped reports that Requested was over the maximum and Limit was
-	// lowered to it.
+	// Clamped reports that Requested was over the maximum.
 	Clamped bool
-	// Count is the count strategy and CountCap its cap (set, for
-	// CountCapped, to the Page's or to DefaultCountCap(Limit)).
+	// Count and CountCap are the Page's, CountCap defaulted for
+	// CountCapped.
 	Count    CountMode
 	CountCap int
-	// At is the decoded cursor, set by [FetchPage]: the page
-	// starts after its keys (ends before them when At.Backward), and
-	// Offset is At.Offset. nil for offset requests.
+	// At is Cursor decoded, set by [FetchPage]: the page starts after its
+	// keys, or ends before them when At.Backward; Offset is At.Offset.
 	At *driver.Cursor
 }
 
-// Normalize validates p against l and applies its default and maximum.
-//
-// A zero Limit becomes l.Default; a Limit over l.Max becomes l.Max and the
-// request is marked Clamped. A negative Limit or Offset, or an Offset over
-// [MaxOffset], is an error wrapping [ErrInvalidPage] that names the field and
-// its value. Limits whose Default is not in [1, Max] are a programming error
-// and also return ErrInvalidPage. Normalize does not decode cursors; methods
-// that accept them do.
+// Normalize applies l to p: Limit 0 becomes l.Default, and a Limit over
+// l.Max becomes l.Max, marked Clamped. A field out of range, or l.Default
+// outside [1, l.Max], is an error wrapping [ErrInvalidPage]. Cursors are not
+// decoded.
 func (l Limits) Normalize(p Page) (Request, error) {
 	if l.Max < 1 || l.Default < 1 || l.Default > l.Max {
 		return Request{}, fmt.Errorf("%w: limits default %d, max %d: want 1 <= default <= max", ErrInvalidPage, l.Default, l.Max)
@@ -207,12 +182,9 @@ func (l Limits) normalizeCursor(p Page, codec driver.Codec, scope string) (Reque
 	return r, nil
 }
 
-// FromPageNumber converts the 0-based page/pageSize form into a [Page]. A
-// zero pageSize means l.Default; a pageSize over l.Max is kept in the Page's
-// Limit, so that [Limits.Normalize] clamps it and reports the clamp, but the
-// offset is counted in clamped pages (page*Max), so that following page
-// numbers still walks every item once. A negative page or pageSize, or an
-// offset over [MaxOffset], is an error wrapping [ErrInvalidPage].
+// FromPageNumber returns the [Page] of 0-based page, of pageSize items
+// (l.Default when 0). A pageSize over l.Max stays in Limit, for Normalize to
+// clamp, but the offset is page × l.Max. Errors wrap [ErrInvalidPage].
 func (l Limits) FromPageNumber(page, pageSize int) (Page, error) {
 	if page < 0 {
 		return Page{}, fmt.Errorf("%w: page %d is negative", ErrInvalidPage, page)
@@ -242,11 +214,9 @@ type TotalKind uint8
 const (
 	// TotalExact: Total is the exact number of matching items.
 	TotalExact TotalKind = iota
-	// TotalAtLeast: Total is a lower bound ("10,000+"): counting stopped
-	// there. More items may match.
+	// TotalAtLeast: Total is a lower bound, where counting stopped.
 	TotalAtLeast
-	// TotalUnknown: nothing was counted; Total is the number of items up
-	// to the end of this page, and HasMore says whether more follow.
+	// TotalUnknown: nothing was counted; Total is the end of this page.
 	TotalUnknown
 )
 
@@ -279,40 +249,33 @@ func (k *TotalKind) UnmarshalText(b []byte) error {
 	return fmt.Errorf("bounded: unknown TotalKind %q", b)
 }
 
-// PageInfo is what comes back with a page: where it sits in the result set
-// and how to get the rest.
+// PageInfo is where a page sits in its result set and how to get the rest.
 type PageInfo struct {
-	// Total is the number of matching items; TotalKind says whether it is
-	// exact or a lower bound.
+	// Total is the number of matching items, as TotalKind says.
 	Total     int       `json:"total"`
 	TotalKind TotalKind `json:"totalKind"`
 	// Limit and Offset are the request as applied (after defaults and
 	// clamping).
 	Limit  int `json:"limit"`
 	Offset int `json:"offset"`
-	// Returned is the number of items in this page. It is less than Limit
-	// on the last page, or when a budget cut the page.
+	// Returned is the number of items in this page.
 	Returned int `json:"returned"`
 	// HasMore reports that items follow this page.
 	HasMore bool `json:"hasMore"`
-	// NextOffset is the offset of the first item not returned: the Offset
-	// of the next call. It is 0 when HasMore is false.
+	// NextOffset is the Offset of the next page; 0 when HasMore is false.
 	NextOffset int `json:"nextOffset,omitempty"`
-	// NextCursor, when the method supports cursors, continues exactly
-	// where NextOffset does: after this page's last item, by its sort
-	// keys, so that items written meanwhile do not shift the walk.
+	// NextCursor, for methods with cursors, continues where NextOffset
+	// does, by sort keys: writes meanwhile do not shift it.
 	NextCursor string `json:"nextCursor,omitempty"`
-	// PrevCursor, when the method supports cursors and items precede this
-	// page, fetches the Limit items before its first item.
+	// PrevCursor, when items precede the page, fetches the Limit items
+	// before it.
 	PrevCursor string `json:"prevCursor,omitempty"`
-	// Clamped reports that the caller's limit, RequestedLimit, was over
-	// the method's maximum and Limit was used instead.
+	// Clamped reports that the caller's RequestedLimit was lowered to the
+	// maximum, Limit.
 	Clamped        bool `json:"clamped,omitempty"`
 	RequestedLimit int  `json:"requestedLimit,omitempty"`
-	// AfterCursor reports that the page was read from a cursor: Offset and
-	// NextOffset are positions as of the cursor's issue, exact only if
-	// nothing was written since, so hints state none, and the next call
-	// continues by NextCursor, never by offset.
+	// AfterCursor reports a page read from a cursor: Offset and NextOffset
+	// may be stale, so hints omit them and the next call uses NextCursor.
 	AfterCursor bool `json:"afterCursor,omitempty"`
 }
 
@@ -461,14 +424,9 @@ func (pi *PageInfo) setCursors(codec driver.Codec, scope string, first, last []a
 	return nil
 }
 
-// Cut returns the page info after only the first kept of Returned items were
-// kept (by a budget): Returned becomes kept, and when items were cut HasMore
-// is true and NextOffset points at the first cut item, so following the
-// pages still returns every item exactly once. NextCursor is cleared when
-// items were cut, because it pointed past them, and a PageInfo has no keys
-// to issue another: [Fit] sets the cut position's cursor from the page's
-// [Paged.CursorAt] when it has one. PrevCursor is cleared when nothing was
-// kept.
+// Cut returns pi keeping only its first kept items. If that cuts any,
+// HasMore is true, NextOffset is the first item cut and NextCursor is ""
+// ([Fit] sets it from [Paged.CursorAt]); PrevCursor is "" if kept is 0.
 func (pi PageInfo) Cut(kept int) PageInfo {
 	if kept < 0 {
 		kept = 0
@@ -486,14 +444,13 @@ func (pi PageInfo) Cut(kept int) PageInfo {
 	return pi
 }
 
-// PastEnd reports whether the page asked for an offset at or past the end
-// of a non-empty result set and so returned nothing.
+// PastEnd reports whether Offset is at or past the end of a non-empty
+// result set.
 func (pi PageInfo) PastEnd() bool {
 	return pi.Returned == 0 && pi.Total > 0 && pi.Offset >= pi.Total
 }
 
-// PageNumber is the 0-based number of this page in pages of Limit items:
-// Offset/Limit, rounded down.
+// PageNumber is Offset / Limit, rounded down.
 func (pi PageInfo) PageNumber() int {
 	if pi.Limit <= 0 {
 		return 0
@@ -501,8 +458,7 @@ func (pi PageInfo) PageNumber() int {
 	return pi.Offset / pi.Limit
 }
 
-// TotalPages is the number of pages of Limit items that hold Total items
-// (a lower bound when Total is). An empty result set has 0 pages.
+// TotalPages is Total / Limit, rounded up.
 func (pi PageInfo) TotalPages() int {
 	if pi.Limit <= 0 {
 		return 0
@@ -510,8 +466,8 @@ func (pi PageInfo) TotalPages() int {
 	return (pi.Total + pi.Limit - 1) / pi.Limit
 }
 
-// PagesRemaining is the number of pages of Limit items after this one,
-// counted from NextOffset: 0 when HasMore is false.
+// PagesRemaining is the number of pages after this one: 0 without HasMore,
+// else at least 1.
 func (pi PageInfo) PagesRemaining() int {
 	if !pi.HasMore || pi.Limit <= 0 {
 		return 0
@@ -523,21 +479,19 @@ func (pi PageInfo) PagesRemaining() int {
 	return (rest + pi.Limit - 1) / pi.Limit
 }
 
-// HasNext reports whether a next page exists (the same as HasMore).
+// HasNext reports HasMore.
 func (pi PageInfo) HasNext() bool { return pi.HasMore }
 
 // HasPrevious reports whether items precede this page.
 func (pi PageInfo) HasPrevious() bool { return pi.Offset > 0 }
 
-// Aligned reports whether the next page starts on a page boundary, so that
-// it can be asked for by page number: NextOffset is a multiple of Limit.
-// A page cut by a budget usually is not.
+// Aligned reports whether NextOffset is a multiple of Limit, so that the
+// next page has a page number.
 func (pi PageInfo) Aligned() bool {
 	return pi.Limit > 0 && pi.NextOffset%pi.Limit == 0
 }
 
-// LastPageOffset is the offset of the last page of Limit items (0 for an
-// empty result set).
+// LastPageOffset is the offset of the last page, 0 for an empty set.
 func (pi PageInfo) LastPageOffset() int {
 	if pi.Total <= 0 || pi.Limit <= 0 {
 		return 0
@@ -550,31 +504,21 @@ func (pi PageInfo) LastPageOffset() int {
 type Paged[T any] struct {
 	Items []T      `json:"results"`
 	Page  PageInfo `json:"pagination"`
-	// CursorAt is set by methods that issue cursors, on every page with
-	// items: CursorAt(n), for 1 <= n <= len(Items), returns the forward
-	// cursor that continues right after the first n items, exactly as
-	// NextCursor continues after all of them: the sort keys of item n-1
-	// and Offset Page.Offset+n. A page read backward has its items in the
-	// method's order too, so CursorAt is the same forward cursor.
-	// CursorAt(0) may return the cursor a forward page was read from
-	// ([FetchPage]'s do), which Fit uses when it keeps no item. An n out
-	// of range is an error wrapping [ErrInvalidPage]; the codec's error is
-	// returned for keys that do not encode. [Fit] calls it to continue a
-	// cut page by cursor. It is nil for methods without cursors and for
-	// pages with no items, and is never encoded. [FetchPage] builds it;
-	// code that converts a page's items one for one, in order, keeps it.
+	// CursorAt(n), for 1 <= n <= len(Items), returns the forward cursor
+	// after the first n items, as NextCursor is after all of them; [Fit]
+	// continues a cut page with it. CursorAt(0) may return the cursor a
+	// forward page was read from; other n are errors wrapping
+	// [ErrInvalidPage]. It is nil without cursors or items, and stays
+	// valid when items are converted one for one, in order.
 	CursorAt func(n int) (string, error) `json:"-"`
 }
 
 // Fetcher returns the page p of some ordered result set.
 type Fetcher[T any] func(ctx context.Context, p Page) (Paged[T], error)
 
-// All walks a whole result set page by page, starting at start, and yields
-// every item with a nil error. It follows NextCursor when a page has one and
-// NextOffset otherwise, keeping start's Limit and count strategy. It stops after the last page,
-// when the consumer stops, or after yielding one error: the fetch error, the
-// context's error, or [ErrNoProgress] when a page says HasMore but would not
-// advance (an empty page, or a next offset not past its own offset).
+// All yields every item from start to the end, following NextCursor, else
+// NextOffset, with start's Limit and Count. It stops after yielding one
+// error: fetch's, the context's, or [ErrNoProgress].
 func All[T any](ctx context.Context, start Page, fetch Fetcher[T]) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T

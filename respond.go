@@ -7,41 +7,30 @@ import (
 	"github.com/boundedkit/bounded/driver"
 )
 
-// Options are what [Respond] needs besides the source, the call and the
-// page. Limits is required; the zero value of every other field is a
-// default.
+// Options configures [Respond]; only Limits is required.
 type Options[T any] struct {
-	// Limits is the tool's page policy: the default page size and the
-	// most a call may ask for.
+	// Limits is the tool's page size.
 	Limits Limits
-	// Budget is the ceiling of the response (the zero Budget: 45,000
-	// characters).
+	// Budget caps the response.
 	Budget Budget
 	// Hints sets how much the hint says.
 	Hints HintStyle
-	// Cursors encodes and checks the cursors Respond issues. The zero
-	// Codec writes unsigned ones; set Key to sign them (every process that
-	// must accept them needs it), Previous to accept those of earlier keys,
-	// TTL to let them expire (see [driver.Codec]).
+	// Cursors encodes and checks the cursors Respond issues; the zero
+	// [driver.Codec] does not sign them.
 	Cursors driver.Codec
-	// Relevance, when set, scores an item; the source must return items in
-	// non-increasing order of it (see [FitInput]).
+	// Relevance is [FitInput.Relevance].
 	Relevance func(T) float64
-	// Clip, when set, shortens an item's long content to at most maxChars
-	// runes (with [Clip], say) and returns the shortened copy; Content
-	// chooses maxChars from the number of results. Without Clip, Content
-	// is ignored.
+	// Clip, when set, returns a copy of an item with its content cut to
+	// maxChars runes ([Clip]), maxChars chosen by Content; without Clip,
+	// Content is ignored.
 	Clip    func(item T, maxChars int) T
 	Content ContentPolicy
 }
 
-// Respond answers one tool call with the page p of src, validated against
-// o.Limits, counted as p.Count asks, its items clipped by o.Content, fitted
-// into o.Budget by [Fit]. A cursor in p must have been issued for the same
-// call (tool and arguments). A zero call.DefaultLimit is o.Limits.Default.
-//
-// Bad input is an error wrapping [ErrInvalidPage] or [ErrInvalidCursor],
-// before src is called; src's and Fit's errors are returned as they are.
+// Respond answers a tool call with page p of src: [FetchPage], o.Clip, then
+// [Fit]. A cursor in p must come from the same call; a zero
+// call.DefaultLimit is o.Limits.Default. Its errors are those of
+// [Call.Scope], FetchPage and Fit.
 func Respond[T any](ctx context.Context, src Source[T], call Call, p Page, o Options[T]) (Fitted, error) {
 	scope, err := call.Scope()
 	if err != nil {
@@ -66,14 +55,11 @@ func Respond[T any](ctx context.Context, src Source[T], call Call, p Page, o Opt
 	return FitContext(ctx, o.Budget, FitInput[T]{Page: pg, Call: call, Hints: o.Hints, Relevance: o.Relevance})
 }
 
-// FetchPage is [Respond] without the fit, and the whole of a store's paged
-// method: the page of src that p asks for, validated against l, with its
-// PageInfo, its cursors (encoded by codec for scope, which names the query:
-// [Call.Scope] for a tool call; a cursor issued for another scope is
-// [driver.ErrCursorForeign]; a [ScopedSource] adds its own scope) and its
-// [Paged.CursorAt]. A page past the end
-// calls src twice, the second time counting exactly, so that the page names
-// the real last page.
+// FetchPage returns the page of src that p asks for under l, with its
+// [PageInfo] and cursors, encoded by codec for scope ([Call.Scope] for a
+// tool call). Invalid p is an error wrapping [ErrInvalidPage] or
+// [ErrInvalidCursor], before src is called. A page past the end calls src
+// again, counting exactly.
 func FetchPage[T any](ctx context.Context, src Source[T], scope string, p Page, l Limits, codec driver.Codec) (Paged[T], error) {
 	if s, ok := src.(ScopedSource[T]); ok {
 		scope += "\x00" + s.CursorScope()
@@ -124,9 +110,8 @@ func FetchPage[T any](ctx context.Context, src Source[T], scope string, p Page, 
 	return pg, nil
 }
 
-// Scope is the cursor scope of c: its tool and its arguments, so that a
-// cursor issued for one call is refused by every other. An argument of a
-// type [Fit] cannot encode is an error.
+// Scope returns the cursor scope of c's tool and arguments; an argument
+// that does not encode is an error.
 func (c Call) Scope() (string, error) {
 	b := append([]byte("bounded.Respond\x00"), c.Tool...)
 	b = append(b, 0)

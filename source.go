@@ -8,27 +8,21 @@ import (
 	"github.com/boundedkit/bounded/driver"
 )
 
-// Source is an ordered result set that [Respond] pages over: a slice
-// ([FromSlice]), a function around the caller's own query ([FromFunc]), a
-// bun query (package bunpage) or a store's method.
+// Source is an ordered result set for [FetchPage]: see [FromSlice],
+// [FromFunc] and package bunpage.
 type Source[T any] interface {
-	// Fetch returns the rows r asks for. r is valid: [FetchPage] built
-	// it, so Limit is in [1, Max], Offset and
-	// Offset+Limit are at most [MaxOffset], and r.At, when set, is a cursor
-	// this source's query issued (its keys not yet checked against the
-	// source's key types: a source that cannot use them returns an error
-	// wrapping [ErrInvalidCursor]).
+	// Fetch returns the rows r asks for. r is a valid [Request], and r.At
+	// was issued by this source's query, but a source must refuse keys it
+	// cannot use with an error wrapping [ErrInvalidCursor].
 	//
 	// A forward request reads the Limit items after r.At's keys, or from
 	// r.Offset; a backward one (r.Backward) the Limit items before r.At's
-	// keys. Either way Rows.Items are in the source's order, and Rows.More
-	// says whether an item lies beyond them in the reading direction.
+	// keys. Either way Rows.Items are in the source's order.
 	Fetch(ctx context.Context, r Request) (Rows[T], error)
 }
 
-// A ScopedSource is a [Source] whose cursors hold only for the query it
-// names: [FetchPage] and [Respond] add CursorScope to a cursor's scope, so
-// that a cursor issued for another query is [driver.ErrCursorForeign].
+// ScopedSource is a [Source] whose cursors hold only for the query
+// CursorScope names: another query's are [driver.ErrCursorForeign].
 type ScopedSource[T any] interface {
 	Source[T]
 	CursorScope() string
@@ -41,28 +35,21 @@ type Rows[T any] struct {
 	// More reports that an item lies beyond Items in the reading
 	// direction: read Limit+1 items to know.
 	More bool
-	// Count is the count r.Count asks for: the exact number of matching
-	// items for [CountExact]; that number, or CountCap+1 when there are
-	// more, for [CountCapped]. It is ignored for [CountNone]; a negative
-	// Count means the source did not count, as CountNone.
+	// Count is the total r.Count asks for: exact for [CountExact], up to
+	// CountCap+1 for [CountCapped]. It is ignored for [CountNone]; negative
+	// means not counted.
 	Count int
-	// Keys returns an item's sort-key values in the source's order, the
-	// last one unique (an id), each nil, bool, int64, float64 or string.
-	// It is nil for a source that pages by offset only: Respond then
-	// issues no cursors, and refuses a request with one.
+	// Keys returns an item's sort keys, the last one unique, each nil,
+	// bool, int64, float64 or string; nil pages by offset only.
 	Keys func(T) []any
 }
 
 // FuncSource is a [Source] made of a function: see [FromFunc].
 type FuncSource[T any] func(ctx context.Context, r Request) (items []T, total int, err error)
 
-// FromFunc returns the Source of a function that reads at most r.Limit
-// items starting at r.Offset, and the total number of matching items,
-// e.g. a SQL query with LIMIT and OFFSET and a count. It pages by offset
-// only. total is counted as r.Count asks (see [Rows.Count]), or -1 for a
-// function that does not count: the page then reports [TotalUnknown]. A
-// function that reads r.Limit+1 items lets the page report HasMore without
-// an exact count (items beyond r.Limit are dropped).
+// FromFunc returns a Source over f, paging by offset only: f reads r.Limit
+// items from r.Offset, and the total as [Rows.Count] says. Reading one item
+// more gives HasMore without an exact count.
 func FromFunc[T any](f func(ctx context.Context, r Request) (items []T, total int, err error)) Source[T] {
 	return FuncSource[T](f)
 }
@@ -96,16 +83,15 @@ type SliceSource[T any] struct {
 	desc  []bool
 }
 
-// FromSlice returns the Source of items in their order. It pages by offset;
-// [SliceSource.WithKeys] makes it page by cursor too. The slice is not
-// copied: it must not change while the source is used.
+// FromSlice returns a Source of items, in order, paging by offset; items
+// must not change while it is used.
 func FromSlice[T any](items []T) *SliceSource[T] {
 	return &SliceSource[T]{items: items}
 }
 
-// WithKeys makes s page by cursor: keys returns an item's sort keys, the
-// last one unique, and desc[i] says key i sorts descending. The slice must
-// be sorted by them as [driver.CompareKeys] orders keys.
+// WithKeys returns a copy of s that pages by cursor too, by keys
+// ([Rows.Keys]) and desc, as [driver.CompareKeys] orders them; items must be
+// in that order.
 func (s *SliceSource[T]) WithKeys(keys func(T) []any, desc ...bool) *SliceSource[T] {
 	c := *s
 	c.keys, c.desc = keys, desc
