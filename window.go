@@ -9,43 +9,31 @@ import (
 	"unicode/utf8"
 )
 
-// ErrInvalidWindow is wrapped by the errors returned by Window.Normalize and
-// ApplyWindow when a Window has a negative field. Test with errors.Is.
+// ErrInvalidWindow is wrapped by the errors of [Window.Normalize] and
+// [ApplyWindow] for a negative field.
 var ErrInvalidWindow = errors.New("bounded: invalid window")
 
 const (
-	// DefaultWindowLines is the number of lines a Window returns when its
-	// MaxLines is 0.
+	// DefaultWindowLines is the [Window.MaxLines] used when it is 0.
 	DefaultWindowLines = 500
-	// MaxWindowLines is the largest number of lines a Window returns;
-	// larger MaxLines values are clamped to it.
+	// MaxWindowLines is the largest [Window.MaxLines]; more is clamped.
 	MaxWindowLines = 2000
 )
 
-// Window selects a range of lines of one document.
-//
-// Lines are counted as ApplyWindow describes: they end at "\n", a trailing
-// "\n" ends the last line rather than starting a new one, and a "\r" before
-// the "\n" belongs to its line.
+// Window selects a range of lines of a document, as [ApplyWindow] counts
+// them.
 type Window struct {
-	// MaxLines is the maximum number of lines to return. 0 means
-	// DefaultWindowLines (500); values above MaxWindowLines (2000) are
-	// clamped to 2000. Negative values are invalid.
+	// MaxLines is the most lines to return: 0 means [DefaultWindowLines],
+	// over [MaxWindowLines] is clamped, negative is invalid.
 	MaxLines int `json:"maxLines,omitempty"`
-	// Offset is the 0-based index of the first line to return. An offset at
-	// or past the end of the document is valid and selects nothing.
-	// Negative values are invalid.
+	// Offset is the 0-based first line; past the end selects nothing,
+	// negative is invalid.
 	Offset int `json:"offset,omitempty"`
 }
 
-// Normalize returns w with the default and maximum applied: MaxLines 0
-// becomes DefaultWindowLines (500) and MaxLines above MaxWindowLines becomes
-// 2000, in which case clamped is true. Offset is returned unchanged.
-//
-// A negative MaxLines or Offset yields an error wrapping ErrInvalidWindow
-// that names the field and its value, for example
-// "bounded: invalid window: offset -3 is negative". MaxLines is checked
-// first.
+// Normalize returns w with MaxLines defaulted and clamped, and whether it was
+// clamped. A negative MaxLines, then Offset, is an error wrapping
+// [ErrInvalidWindow].
 func (w Window) Normalize() (Window, bool, error) {
 	if w.MaxLines < 0 {
 		return Window{}, false, fmt.Errorf("%w: maxLines %d is negative", ErrInvalidWindow, w.MaxLines)
@@ -64,46 +52,33 @@ func (w Window) Normalize() (Window, bool, error) {
 	return w, clamped, nil
 }
 
-// WindowInfo describes the text ApplyWindow returned, so that a caller (or
-// an agent) can tell whether it saw the whole document and where to resume.
+// WindowInfo says whether the text [ApplyWindow] returned is the whole
+// document, and where to resume.
 type WindowInfo struct {
 	// TotalLines is the exact number of lines in the document.
 	TotalLines int `json:"totalLines"`
-	// ReturnedLines is the number of lines in the returned text.
+	// ReturnedLines is the number of lines returned.
 	ReturnedLines int `json:"returnedLines"`
-	// Offset is the 0-based index of the first returned line (the window's
-	// offset, even when it lies past the end).
+	// Offset is the window's offset, even past the end.
 	Offset int `json:"offset"`
-	// Truncated is true whenever the returned text is not the whole
-	// document: lines before the window were skipped (Offset > 0) or lines
-	// after it remain. It is false only when the text is the entire
-	// document (including the empty document at offset 0).
+	// Truncated reports that the text is not the whole document.
 	Truncated bool `json:"isTruncated"`
-	// NextOffset is the offset of the first line after the window when such
-	// lines remain (Offset+ReturnedLines < TotalLines), and 0 otherwise.
-	// Requesting successive windows at NextOffset until it is 0 visits
-	// every line from the first offset to the end exactly once.
+	// NextOffset is the first line after the window, 0 when none remains:
+	// windows at NextOffset until it is 0 visit every line once.
 	NextOffset int `json:"nextOffset,omitempty"`
-	// CharOffset is the number of characters (runes) of the first line
-	// skipped before the returned text: the line was partly read before.
+	// CharOffset is the number of runes of the first line skipped, read
+	// earlier.
 	CharOffset int `json:"charOffset,omitempty"`
-	// NextCharOffset, when positive, says that the text stopped inside line
-	// NextOffset (which may then be 0): reading resumes at that character
-	// of it, so that every character of a line longer than any budget is
-	// reached.
+	// NextCharOffset, when positive, is the rune of line NextOffset (which
+	// may then be 0) where the text stopped and reading resumes.
 	NextCharOffset int `json:"nextCharOffset,omitempty"`
-	// Clamped is true when the requested MaxLines exceeded MaxWindowLines
-	// and was reduced to it.
+	// Clamped reports that MaxLines was over [MaxWindowLines].
 	Clamped bool `json:"clamped,omitempty"`
 }
 
-// ApplyWindow returns the lines [w.Offset, w.Offset+w.MaxLines) of doc, as
-// a substring, after [Window.Normalize] (500 lines by default, at most
-// 2000): successive windows, at WindowInfo.NextOffset, concatenate to doc.
-//
-// Lines end at "\n", which stays with its line, as does a "\r" before it:
-// "" has 0 lines, "a" and "a\n" 1, "a\nb" 2. An offset past the end gives ""
-// and the exact TotalLines. A negative MaxLines or Offset is an error wrapping
+// ApplyWindow returns the lines of doc that w selects after
+// [Window.Normalize], as a substring. Lines end after "\n": "" has 0 lines,
+// "a" and "a\n" 1, "a\nb" 2. Past the end, it returns "". Its errors wrap
 // [ErrInvalidWindow].
 func ApplyWindow(doc string, w Window) (string, WindowInfo, error) {
 	w, clamped, err := w.Normalize()
@@ -155,19 +130,16 @@ func skipDocLines(doc string, from, n int) int {
 	return i
 }
 
-// ClipInfo describes the result of Clip or ClipPrefix. All counts are in
-// runes (Unicode code points, as counted by utf8.RuneCountInString; each
-// invalid UTF-8 byte counts as one).
+// ClipInfo describes a [Clip] or [ClipPrefix], in runes (an invalid UTF-8
+// byte counts as one).
 type ClipInfo struct {
-	// Clipped is true when the text did not fit and was shortened.
+	// Clipped reports that the text was shortened.
 	Clipped bool `json:"clipped"`
-	// OriginalChars is the rune count of the whole input text.
+	// OriginalChars is the input's length.
 	OriginalChars int `json:"originalChars"`
-	// ReturnedChars is the rune count of the returned string, marker
-	// included; it never exceeds the requested maximum (0 if negative).
+	// ReturnedChars is the result's length, marker included.
 	ReturnedChars int `json:"returnedChars"`
-	// RemovedChars is the number of runes of the input that are not in the
-	// returned string (OriginalChars minus the kept prefix).
+	// RemovedChars is the input's runes not kept.
 	RemovedChars int `json:"removedChars"`
 }
 
@@ -181,23 +153,16 @@ const (
 	clipMarkerMinimal = "…"
 )
 
-// Clip returns s limited to at most maxChars runes.
-//
-// A longer s is cut at the end of an extended grapheme cluster, as Unicode
-// defines them (never inside "\r\n", an emoji sequence, a flag or a letter
-// with its marks), and ends with a marker naming the runes removed, such as
-// "…[truncated 2,345 chars]", counted within maxChars. When the marker does
-// not fit (maxChars < 20), the result is "…", or "" for maxChars <= 0.
+// Clip returns s cut to maxChars runes, if longer, at a grapheme cluster
+// boundary and ending with a marker within maxChars:
+// "…[truncated 2,345 chars]"; "…" when maxChars < 20, "" when it is 0 or less.
 func Clip(s string, maxChars int) (string, ClipInfo) {
 	return clipRunes(s, utf8.RuneCountInString(s), maxChars)
 }
 
-// ClipPrefix returns Clip(s, maxChars) given only a prefix of s holding at
-// least its first maxChars runes (or all of s) and totalChars, the rune
-// count of s: a store can read substr(body, 1, maxChars) and
-// char_length(body) instead of the whole body. A totalChars below the
-// prefix's rune count counts as that; a prefix shorter than promised is
-// taken to end on a cluster boundary.
+// ClipPrefix returns Clip(s, maxChars) given a prefix of s holding its
+// first maxChars runes (or all of s) and totalChars, the runes of s. A
+// totalChars below the prefix's count counts as that.
 func ClipPrefix(prefix string, maxChars, totalChars int) (string, ClipInfo) {
 	return clipRunes(prefix, max(totalChars, utf8.RuneCountInString(prefix)), maxChars)
 }
@@ -266,8 +231,7 @@ func formatCountLen(n int) int {
 	return d + (d-1)/3
 }
 
-// FormatCount formats n in decimal with a comma every three digits, for
-// example 2345 -> "2,345", -1234567 -> "-1,234,567", 999 -> "999".
+// FormatCount formats n in decimal with commas between groups of three.
 func FormatCount(n int) string {
 	var buf [32]byte
 	return string(appendCount(buf[:0], n))
@@ -293,38 +257,26 @@ func appendCount(dst []byte, n int) []byte {
 	return dst
 }
 
-// HeadTailInfo describes the result of ClipHeadTail. Line numbers are
-// 1-based and inclusive; lines are counted as ApplyWindow counts them.
+// HeadTailInfo describes a [ClipHeadTail]; line numbers are 1-based.
 type HeadTailInfo struct {
 	// TotalLines is the number of lines of the input document.
 	TotalLines int `json:"totalLines"`
-	// KeptLines is the number of document lines in the result (the elision
-	// line is not counted).
+	// KeptLines is the number of lines kept, the marker not counted.
 	KeptLines int `json:"keptLines"`
-	// OmittedLines is the number of document lines replaced by the elision
-	// line; 0 when the document fit.
+	// OmittedLines is the number of lines the marker replaces.
 	OmittedLines int `json:"omittedLines,omitempty"`
-	// OmittedFrom and OmittedTo are the 1-based first and last omitted
-	// lines; 0 when nothing was omitted. The 0-based Window offset of the
-	// first omitted line is OmittedFrom-1.
+	// OmittedFrom and OmittedTo are the first and last omitted lines, 0
+	// when none; a [Window] at Offset OmittedFrom-1 reads them.
 	OmittedFrom int `json:"omittedFrom,omitempty"`
 	OmittedTo   int `json:"omittedTo,omitempty"`
-	// FrontMatter is true when the document starts with YAML front matter
-	// and that front matter was kept whole.
+	// FrontMatter reports that YAML front matter was kept whole.
 	FrontMatter bool `json:"frontMatter,omitempty"`
 }
 
-// ClipHeadTail limits doc to maxLines lines (at least 1) by keeping its head
-// and tail, copied byte for byte, and replacing the middle with one line:
-//
-//	…[1,200 lines omitted: lines 201-1400]
-//
-// That line counts toward maxLines and ends with "\r\n" if the head's last
-// line does, else "\n" (nothing when it is last and doc has no final "\n").
-// The other lines kept are split 2/3 head, 1/3 tail (rounded). YAML front matter
-// (from a first line "---" to the next "---" or "...") stays whole in the
-// head when it is at most maxLines/2 lines. A doc of at most maxLines lines
-// is returned unchanged.
+// ClipHeadTail limits doc to maxLines lines (at least 1): about 2/3 from
+// the head, 1/3 from the tail, and between them one marker line, ending as
+// the head's last line does. YAML front matter of at most maxLines/2 lines
+// stays whole in the head.
 func ClipHeadTail(doc string, maxLines int) (string, HeadTailInfo) {
 	maxLines = max(maxLines, 1)
 	total := countDocLines(doc)
@@ -405,34 +357,30 @@ func isFrontMatterDelim(line, delim string) bool {
 	return line == delim || len(line) == len(delim)+1 && line[len(delim)] == '\r' && line[:len(delim)] == delim
 }
 
-// ContentStep is one step of a ContentPolicy: when the result count is at
-// most MaxResults, each item's content is clipped to MaxChars runes (0, or a
-// negative value, means no clipping).
+// ContentStep clips each result's content to MaxChars runes (none if 0 or
+// less) up to MaxResults results.
 type ContentStep struct {
 	MaxResults int `json:"maxResults"`
 	MaxChars   int `json:"maxChars"`
 }
 
-// ContentPolicy shortens each result's content progressively as the number
-// of results grows. Steps must be in ascending MaxResults order. The first
-// step whose MaxResults is at least the result count applies; above every
-// step's MaxResults the last step applies. An empty policy never clips.
+// ContentPolicy clips content by result count: the first step, of Steps in
+// ascending MaxResults order, that holds the count applies, else the last.
+// An empty policy never clips.
 type ContentPolicy struct {
 	Steps []ContentStep `json:"steps"`
 }
 
-// DefaultContentPolicy is the default progressive policy: fewer than 10
-// results get full content, 10 to 50 results (inclusive) are clipped to 500
-// runes each, and more than 50 results to 250 runes each.
+// DefaultContentPolicy clips 10 to 50 results to 500 runes each, more to
+// 250.
 var DefaultContentPolicy = ContentPolicy{Steps: []ContentStep{
 	{MaxResults: 9, MaxChars: 0},
 	{MaxResults: 50, MaxChars: 500},
 	{MaxResults: math.MaxInt, MaxChars: 250},
 }}
 
-// Limit returns the per-item content limit in runes for resultCount results,
-// suitable for Clip; 0 means no clipping. A negative resultCount is treated
-// as 0. With DefaultContentPolicy: 0..9 -> 0, 10..50 -> 500, 51+ -> 250.
+// Limit returns each result's limit in runes for resultCount results, 0 for
+// none; a negative count counts as 0.
 func (p ContentPolicy) Limit(resultCount int) int {
 	if len(p.Steps) == 0 {
 		return 0
