@@ -11,41 +11,28 @@ import (
 	"time"
 )
 
-// Cursor is the position an opaque cursor string carries: the sort-key
-// values of the item at the edge of the page that issued it, the direction
-// to read from there, and the offset it stands for.
-//
-// [bounded.FetchPage] encodes a page's cursors with [Codec.Encode] and
-// decodes the caller's with [Codec.Decode]; a store reads the decoded
-// Cursor in [bounded.Request].At. The string is opaque to callers.
+// Cursor is the position a cursor string carries, which a store reads in
+// bounded.Request.At.
 type Cursor struct {
-	// Backward: the cursor fetches the items before Keys (the page before
-	// the one that issued it), in the method's order; otherwise the items
-	// after Keys.
+	// Backward reports that the cursor reads the items before Keys, not
+	// after.
 	Backward bool
-	// Offset is the 0-based position the cursor stands for: for a forward
-	// cursor, that of the first item after Keys; for a backward one, that
-	// of the item with Keys. It is exact when nothing was written since
-	// the cursor was issued, and only reported (never used to skip items)
-	// otherwise.
+	// Offset is the 0-based position of the first item after Keys, or for
+	// a backward cursor of the item with Keys; it is reported, never used
+	// to skip items, and stale after writes.
 	Offset int
-	// Keys are the edge item's sort-key values, in the method's key order,
-	// ending with its unique id. Each is nil, bool, int64 (or int, which
-	// decodes as int64), float64 or string; other types do not encode.
+	// Keys are the edge item's sort keys, ending with its unique id: each
+	// nil, bool, int64 (int decodes as int64), float64 or string.
 	Keys []any
 }
 
-// Version is the version byte of the cursors [Codec] writes; a
-// cursor of another version is [ErrInvalidCursor].
+// Version is the version byte of the cursors [Codec] writes.
 const Version = 1
 
-// MaxCursorBytes is the longest cursor string [Codec.Decode] reads;
-// longer ones are [ErrInvalidCursor] without being decoded.
+// MaxCursorBytes is the longest cursor string [Codec.Decode] reads.
 const MaxCursorBytes = 64 << 10
 
-// Why a cursor was rejected: [Codec.Decode] returns errors wrapping
-// [ErrInvalidCursor] and, where it applies, one of these (errors.Is
-// matches both).
+// Why [Codec.Decode] refused a cursor, wrapped with [ErrInvalidCursor].
 var (
 	// ErrCursorTampered: the cursor's checksum or signature does not match
 	// its contents: it was altered, truncated, or signed with another key.
@@ -53,10 +40,9 @@ var (
 	// ErrCursorForeign: the cursor was issued for another method or query
 	// (another tool, other arguments, another filter).
 	ErrCursorForeign = errors.New("bounded: cursor belongs to another query")
-	// ErrCursorExpired: the cursor's time ran out ([Codec.TTL]), or it was
-	// signed with a key the codec does not hold (neither Key nor one of
-	// Previous; such an error is [ErrCursorTampered] too). The caller
-	// starts again without it.
+	// ErrCursorExpired: the cursor's [Codec.TTL] ran out, or its key is
+	// neither Key nor in Previous (then it is [ErrCursorTampered] too).
+	// The caller starts again without it.
 	ErrCursorExpired = errors.New("bounded: cursor expired")
 )
 
@@ -65,26 +51,18 @@ var (
 // is ready to use.
 //
 // The scope names the query: the method and every argument that selects or
-// orders the results (not the page). A cursor decoded for another scope is
-// [ErrCursorForeign]. Without a Key, a caller can forge a cursor for the
-// same query, never for another; with one, a cursor the store did not sign
-// is [ErrCursorTampered].
-//
-// To rotate keys, make the new key Key and the old one an element of
-// Previous on every instance; drop it once its cursors may be abandoned (or
-// after TTL). A cursor signed with a key the codec does not hold is
-// [ErrCursorExpired].
+// orders the results, not the page. Without a Key, a caller can forge a
+// cursor for the same query, never for another; with one, only signed
+// cursors decode.
 type Codec struct {
-	// Key, when set, signs cursors with HMAC-SHA256. Every store instance
-	// that must accept a cursor needs it (or has it in Previous).
+	// Key, when set, signs cursors; every instance that accepts them needs
+	// it, or has it in Previous.
 	Key []byte
-	// Previous are earlier keys: cursors they signed still decode, and
-	// none is signed with them. Ignored without Key.
+	// Previous are earlier keys, which still verify but never sign; to
+	// rotate, move the old Key here on every instance. Ignored without Key.
 	Previous [][]byte
-	// TTL, when positive, makes the cursors Encode writes expire TTL after
-	// they were written (to the second); an expired cursor is
-	// [ErrCursorExpired]. A cursor that carries an expiry is checked
-	// against it whatever TTL is.
+	// TTL, when positive, makes cursors expire that long after Encode, to
+	// the second. A cursor's expiry is checked whatever TTL is.
 	TTL time.Duration
 	// Now is the clock of TTL; nil means time.Now.
 	Now func() time.Time
@@ -114,8 +92,7 @@ func scopeHash(scope string) [8]byte {
 	return h
 }
 
-// Clone returns a copy of c that shares no key bytes with it, so that the
-// caller may reuse its slices.
+// Clone returns a copy of c that shares no key bytes with it.
 func (c Codec) Clone() Codec {
 	c.Key = append([]byte(nil), c.Key...)
 	prev := make([][]byte, len(c.Previous))
@@ -178,9 +155,9 @@ func (c Codec) now() time.Time {
 	return time.Now()
 }
 
-// Encode returns the cursor string of cur for scope. It returns an error
-// wrapping [ErrInvalidCursor] when a key has a type a cursor cannot hold,
-// or cur.Offset is outside [0, MaxOffset].
+// Encode returns the cursor string of cur for scope, or an error wrapping
+// [ErrInvalidCursor] for a key type it cannot hold or an Offset outside
+// [0, MaxOffset].
 func (c Codec) Encode(scope string, cur Cursor) (string, error) {
 	if cur.Offset < 0 || cur.Offset > MaxOffset {
 		return "", fmt.Errorf("%w: offset %d is outside [0, %d]", ErrInvalidCursor, cur.Offset, MaxOffset)
@@ -240,16 +217,9 @@ func (c Codec) Encode(scope string, cur Cursor) (string, error) {
 	return base64.RawURLEncoding.EncodeToString(b), nil
 }
 
-// Decode returns the cursor s encodes, checking that it was issued for
-// scope. It accepts only the strings Encode writes: any other string, even
-// one that decodes to the same cursor (a line break added, unused bits of
-// the last character set, a number written in more bytes), is refused.
-// Every failure wraps [ErrInvalidCursor] and says why: not unpadded
-// URL-safe base64 (with a [base64.CorruptInputError]), too long, an
-// unknown version, a checksum or signature mismatch ([ErrCursorTampered]),
-// a key the codec does not hold or an expiry passed ([ErrCursorExpired]),
-// another scope ([ErrCursorForeign]), or malformed contents. Keys come back
-// as nil, bool, int64, float64 or string.
+// Decode returns the cursor s encodes for scope, accepting only strings
+// Encode writes. Its errors wrap [ErrInvalidCursor] and, where they apply,
+// [ErrCursorTampered], [ErrCursorExpired] or [ErrCursorForeign].
 func (c Codec) Decode(scope, s string) (Cursor, error) {
 	if s == "" {
 		return Cursor{}, fmt.Errorf("%w: empty", ErrInvalidCursor)
@@ -429,12 +399,10 @@ func (r *cursorReader) key() any {
 	}
 }
 
-// CompareKeys compares two key tuples of the same method, a and b, as the
-// method orders its items: desc[i] reports that key i sorts descending.
-// nil sorts after every other value in either direction (NULLS LAST, as the
-// SQL adapters order it); false before true; int64 and float64 compare by
-// value with each other; strings bytewise. Keys of different kinds compare
-// by kind. Missing keys sort first. It returns -1, 0 or +1.
+// CompareKeys returns -1, 0 or +1 as key tuple a sorts before, with or after
+// b; desc[i] reports that key i sorts descending. nil sorts last either way;
+// false before true; numbers by value; strings bytewise; keys of different
+// kinds by kind; a shorter tuple first.
 func CompareKeys(a, b []any, desc []bool) int {
 	for i := range min(len(a), len(b)) {
 		c := compareKey(a[i], b[i])
