@@ -25,12 +25,17 @@ var testSupport = map[string]bool{
 // _test.go files.
 var testsOnly = []string{module + "/adapters/internal/adaptertest", module + "/adapters/internal/benchutil"}
 
+// deepSwitch tells the tests' default run from their deep run: only
+// _test.go files and the test-support packages import it.
+const deepSwitch = module + "/internal/deeptest"
+
 // TestTestSupportStaysInTests checks, with go list, what the module's
 // packages import (their non-test files, as a program built from them
 // links): no library package imports an example; only the test-support
 // packages import "testing"; no other library package imports a
-// test-support package; and no package at all imports adaptertest or
-// benchutil (the adapters' tests do).
+// test-support package; no package at all imports adaptertest or
+// benchutil (the adapters' tests do); and only the test-support packages
+// import deeptest.
 func TestTestSupportStaysInTests(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go command not found")
@@ -51,6 +56,9 @@ func TestTestSupportStaysInTests(t *testing.T) {
 			if slices.Contains(testsOnly, dep) && !slices.Contains(testsOnly, pkg) {
 				t.Errorf("%s imports %s, which only _test.go files may import", pkg, dep)
 			}
+		}
+		if slices.Contains(imports, deepSwitch) && !testSupport[pkg] {
+			t.Errorf("%s imports %s, which only _test.go files and test-support packages may import", pkg, deepSwitch)
 		}
 		if name == "main" || isExample(pkg) {
 			continue // programs: the examples, the tools' commands
