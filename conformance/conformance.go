@@ -24,7 +24,9 @@
 // method of every port the store has:
 //
 //   - Identical everywhere: for page sizes 1, 2, 3, 7, the default and the
-//     maximum, every page (items and [bounded.PageInfo]) equals memrepo's,
+//     maximum, every page (items and [bounded.PageInfo]) equals memrepo's
+//     (each query at some of the sizes, at all of them in the deep run:
+//     see [DeepEnv]),
 //     compared with go-cmp; a limit over the maximum is clamped and
 //     reported.
 //   - Exactly once: walks by NextOffset, by page number
@@ -72,9 +74,9 @@
 // failure names the call (arguments and page) and prints the difference
 // from memrepo as a go-cmp diff (-memrepo +store).
 //
-// A run makes about 12,680 read calls and 2,270 write calls to the store
-// under test, the same on every run: the fixtures are generated from fixed
-// seeds.
+// A deep run makes about 12,680 read calls and 2,270 write calls to the
+// store under test, the same on every run: the fixtures are generated from
+// fixed seeds. The default run makes fewer reads.
 //
 // The suite is itself tested against deliberately broken stores (that skip
 // or repeat an item between pages, miscount a total, break ties otherwise,

@@ -5,20 +5,22 @@ import (
 	"slices"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/internal/deeptest"
 )
 
-// checkCursorWalks walks every query by NextCursor, in lockstep with
+// checkCursorWalks walks queries by NextCursor, in lockstep with
 // memrepo's own cursor walk, for page sizes 2 and the default: every
 // page (items and page info, cursors compared by presence) equals
 // memrepo's, the cursor walk's pages sit at the offsets of the offset walk,
 // and the items are the whole answer, each once. From the last page it
-// walks back by PrevCursor to the first: the same pages, in reverse.
+// walks back by PrevCursor to the first: the same pages, in reverse. It
+// walks the queries share gives it: every walkable query in the deep run.
 func checkCursorWalks[T any](t TB, s *suite, m *method[T], st, ref Store, fulls *fullCache[T]) {
-	for i, q := range m.queries {
-		full, ok := fulls.walkable(t, s, m, i, st)
-		if !ok {
-			continue
-		}
+	// The share of the first walkable query, as the count and cursor-at
+	// checks read it.
+	for _, i := range fulls.share(t, s, m, st, 0, false) {
+		q := m.queries[i]
+		full, _ := fulls.walkable(t, s, m, i, st)
 		for _, size := range []int{2, 0} {
 			fwd, ok := cursorWalk(t, s, m, q, st, ref, bounded.Page{Limit: size}, len(full), func(pi bounded.PageInfo) string { return pi.NextCursor })
 			if !ok {
@@ -106,6 +108,9 @@ func cursorWalk[T any](t TB, s *suite, m *method[T], q query[T], st, ref Store, 
 // walking by offset and by cursor, and compares every page with memrepo's:
 // a capped count under, at and over the total, and no count at all. Pages
 // at and past the end must report the exact total under every strategy.
+// The walks are in pages of 3, of the default size for answers over 30
+// items, and in the default run (not the deep one) of 7 for answers of 13
+// to 30.
 func checkCounts[T any](t TB, s *suite, m *method[T], st, ref Store, fulls *fullCache[T]) {
 	if len(m.queries) == 0 {
 		return
@@ -124,11 +129,15 @@ func checkCounts[T any](t TB, s *suite, m *method[T], st, ref Store, fulls *full
 	if n > 2 {
 		strategies = append(strategies, strategy{bounded.CountCapped, n - 1}, strategy{bounded.CountCapped, 2})
 	}
+	size := 3
+	switch {
+	case n > 30:
+		size = m.limits.Default
+	case n > 12 && !deeptest.On():
+		// Pages of 7: two or more, so some is not the last.
+		size = min(7, m.limits.Max)
+	}
 	for _, c := range strategies {
-		size := 3
-		if n > 30 {
-			size = m.limits.Default
-		}
 		p := bounded.Page{Limit: size, Count: c.mode, CountCap: c.cap}
 		for step := 0; ; step++ {
 			rp, sp, ok := comparePage(t, s, m, q, st, ref, p)

@@ -4,15 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/internal/deeptest"
 )
 
 // runMethod runs the checks every paged method gets, each as a subtest of
 // one named after the method:
 //
-//   - pagesize=1, 2, 3, 7, default, max(N): every query walked by offset
-//     and compared with memrepo page by page;
+//   - pagesize=1, 2, 3, 7, default, max(N): queries walked by offset
+//     and compared with memrepo page by page (each walkable query at two
+//     of the sizes, every query at every size in the deep run: see
+//     share);
 //   - clamp: a limit over the maximum is clamped and reported;
 //   - full-read: the whole answer, read in pages of the maximum, is
 //     memrepo's;
@@ -37,10 +41,11 @@ import (
 func runMethod[T any](t TB, s *suite, m method[T], st, ref Store) {
 	t.Run(m.name, func(t TB) {
 		fulls := &fullCache[T]{}
-		for _, ps := range pageSizes(m.limits) {
+		for c, ps := range pageSizes(m.limits) {
 			t.Run(ps.name, func(t TB) {
-				for _, q := range m.queries {
-					compareWalk(t, s, &m, q, st, ref, ps.limit)
+				// c+1: the cursor walks, in pages of 2, take share 0.
+				for _, i := range fulls.share(t, s, &m, st, c+1, true) {
+					compareWalk(t, s, &m, m.queries[i], st, ref, ps.limit)
 				}
 			})
 		}
@@ -133,9 +138,42 @@ func (c *fullCache[T]) walkable(t TB, s *suite, m *method[T], i int, st Store) (
 	return full, ok && len(full) >= 2
 }
 
-// checkExactlyOnce walks every query four ways, each following only the
+// crossing is how many ways the default run shares a method's walkable
+// queries among the walks of one kind (see share).
+const crossing = 6
+
+// share returns the indexes of the queries that the check-th walk of a
+// kind (a page size, a way of walking) walks: in the deep run (see
+// [DeepEnv]) every query; in the default run one in crossing of the
+// walkable queries, a different share for each walk, so that every
+// walkable query is walked by some walks of each kind and every walk
+// walks some query. With short, the queries of fewer than two items (a
+// call or two each) are walked by every walk.
+func (c *fullCache[T]) share(t TB, s *suite, m *method[T], st Store, check int, short bool) []int {
+	t.Helper()
+	var walkable, out []int
+	for i := range m.queries {
+		if _, ok := c.walkable(t, s, m, i, st); ok {
+			walkable = append(walkable, i)
+		} else if short {
+			out = append(out, i)
+		}
+	}
+	stride := min(deeptest.Size(crossing, 1), len(walkable))
+	for rank, i := range walkable {
+		if rank%stride == check%stride {
+			out = append(out, i)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// checkExactlyOnce walks queries four ways, each following only the
 // store's answers, and checks each walk returns the store's whole answer
-// (one read in pages of the maximum) with every item exactly once.
+// (one read in pages of the maximum) with every item exactly once. Each
+// way walks the queries share gives it: every walkable query in the deep
+// run.
 func checkExactlyOnce[T any](t TB, s *suite, m *method[T], st Store, fulls *fullCache[T]) {
 	byOffset := func(size int) func(pg bounded.Paged[T], p bounded.Page) (bounded.Page, bool, error) {
 		return func(pg bounded.Paged[T], p bounded.Page) (bounded.Page, bool, error) {
@@ -143,11 +181,9 @@ func checkExactlyOnce[T any](t TB, s *suite, m *method[T], st Store, fulls *full
 		}
 	}
 	t.Run("offset", func(t TB) {
-		for i, q := range m.queries {
-			full, ok := fulls.walkable(t, s, m, i, st)
-			if !ok {
-				continue
-			}
+		for _, i := range fulls.share(t, s, m, st, 0, false) {
+			q := m.queries[i]
+			full, _ := fulls.walkable(t, s, m, i, st)
 			const size = 4
 			start := bounded.Page{Limit: size}
 			got, ok := walkOf(t, m, q, st, len(full), start, stepCap(len(full), size), byOffset(size))
@@ -157,11 +193,9 @@ func checkExactlyOnce[T any](t TB, s *suite, m *method[T], st Store, fulls *full
 		}
 	})
 	t.Run("page-number", func(t TB) {
-		for i, q := range m.queries {
-			full, ok := fulls.walkable(t, s, m, i, st)
-			if !ok {
-				continue
-			}
+		for _, i := range fulls.share(t, s, m, st, 1, false) {
+			q := m.queries[i]
+			full, _ := fulls.walkable(t, s, m, i, st)
 			for _, size := range []int{7, 0, m.limits.Max + 1} {
 				start, err := m.limits.FromPageNumber(0, size)
 				if err != nil {
@@ -184,11 +218,9 @@ func checkExactlyOnce[T any](t TB, s *suite, m *method[T], st Store, fulls *full
 		}
 	})
 	t.Run("hint", func(t TB) {
-		for i, q := range m.queries {
-			full, ok := fulls.walkable(t, s, m, i, st)
-			if !ok {
-				continue
-			}
+		for _, i := range fulls.share(t, s, m, st, 2, false) {
+			q := m.queries[i]
+			full, _ := fulls.walkable(t, s, m, i, st)
 			call := bounded.Call{Tool: m.tool, Args: q.args, Paging: m.paging, DefaultLimit: m.limits.Default}
 			for _, size := range []int{3, m.limits.Default} {
 				start := bounded.Page{Limit: size}
@@ -217,11 +249,9 @@ func checkExactlyOnce[T any](t TB, s *suite, m *method[T], st Store, fulls *full
 		}
 	})
 	t.Run("all", func(t TB) {
-		for i, q := range m.queries {
-			full, ok := fulls.walkable(t, s, m, i, st)
-			if !ok {
-				continue
-			}
+		for _, i := range fulls.share(t, s, m, st, 3, false) {
+			q := m.queries[i]
+			full, _ := fulls.walkable(t, s, m, i, st)
 			const size = 5
 			start := bounded.Page{Limit: size}
 			steps, limit := 0, stepCap(len(full), size)
@@ -254,16 +284,15 @@ func checkExactlyOnce[T any](t TB, s *suite, m *method[T], st Store, fulls *full
 	})
 }
 
-// checkTotals walks every query by offset in pages of 7 and of the default
+// checkTotals walks queries by offset in pages of 7 and of the default
 // size and checks every page's metadata against the whole answer's length:
 // Total, HasMore false exactly on the last page, NextOffset =
-// Offset+Returned.
+// Offset+Returned. It walks the queries share gives it: every walkable
+// query in the deep run.
 func checkTotals[T any](t TB, s *suite, m *method[T], st Store, fulls *fullCache[T]) {
-	for i, q := range m.queries {
-		full, ok := fulls.walkable(t, s, m, i, st)
-		if !ok {
-			continue
-		}
+	for _, i := range fulls.share(t, s, m, st, 4, false) {
+		q := m.queries[i]
+		full, _ := fulls.walkable(t, s, m, i, st)
 		for _, size := range []int{7, 0} {
 			start := bounded.Page{Limit: size}
 			walkOf(t, m, q, st, len(full), start, stepCap(len(full), effective(m.limits, start)),

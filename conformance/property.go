@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/internal/deeptest"
 	"github.com/boundedkit/bounded/ports"
 )
 
@@ -43,6 +44,17 @@ import (
 // longer run, e.g.
 // BOUNDED_PROPERTY_SEEDS=50 go test ./adapters/... -run Conformance/Properties.
 const PropertySeedsEnv = "BOUNDED_PROPERTY_SEEDS"
+
+// DeepEnv names the environment variable that asks for the deep run,
+// BOUNDED_DEEP=1, as the module's own tests do. By default each way of
+// walking a method's queries (a page size, by offset, page number, hint,
+// bounded.All or cursor, the totals) walks one in six of the queries
+// whose answer has two items or more, a different share for each way, so
+// that every query is walked and every way walks some; the batch reads
+// try each set of ids with half of the depths and caps. The deep run
+// walks every query every way and tries every combination. Every other
+// check runs in full in either run.
+const DeepEnv = deeptest.Env
 
 // propertySeeds are the seeds of the property tests.
 func propertySeeds() []uint64 {
