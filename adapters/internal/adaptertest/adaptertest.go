@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/internal/deeptest"
 	"github.com/boundedkit/bounded/memrepo"
 	"github.com/boundedkit/bounded/ports"
 	"github.com/google/go-cmp/cmp"
@@ -166,7 +167,9 @@ var pages = []bounded.Page{{}, {Limit: 1}, {Limit: 3, Offset: 2}, {Limit: 7, Off
 
 // Differential loads random data into memrepo and the store, then compares
 // every read method over many queries and pages: for three data sets, or
-// one with -short or -race.
+// one with -short or -race. Every method is called with every query and
+// with every page; in the default run each page is tried with a share of
+// the queries (see crossing), all of them in the deep run.
 func Differential(t *testing.T, open Opener) {
 	seeds := uint64(3)
 	if Race || testing.Short() {
@@ -179,29 +182,45 @@ func Differential(t *testing.T, open Opener) {
 			ref, got := memrepo.New(), open(t)
 			ids := load(t, ctx, r, ref, got, 30)
 			b := both{t: t, ref: ref, got: got, name: "store"}
-			compareAll(b, ctx, ids, r)
+			compareAll(b, ctx, ids, 0)
 			// Delete some notes: links to them become broken.
 			for _, id := range ids[:5] {
 				b.check("DeleteNote "+id, nil, nil, ref.DeleteNote(ctx, id), got.DeleteNote(ctx, id))
 			}
 			b.check("DeleteNote missing", nil, nil, ref.DeleteNote(ctx, ids[0]), got.DeleteNote(ctx, ids[0]))
-			compareAll(b, ctx, ids, r)
+			compareAll(b, ctx, ids, 1)
 		})
 	}
 }
 
-func compareAll(b both, ctx context.Context, ids []string, r *rand.Rand) {
+// crossing is how many of the pages × arguments pairs compareAll calls
+// in the default run: one in crossing, each argument with one page in
+// crossing (and each page with one argument in crossing), a different
+// share in each pass. The deep run calls them all.
+const crossing = 4
+
+func compareAll(b both, ctx context.Context, ids []string, pass int) {
 	b.t.Helper()
 	queries := append([]string{"a", "A", "ß", "_", "%", `\`, "'", " ", "e\u0301", "ΔΕΛ", "1", "alpha beta", "x-"}, words...)
 	some := append([]string{"missing/0", "ghost", "nope"}, ids...)
-	for _, p := range pages {
+	stride := deeptest.Size(crossing, 1)
+	for pi, p := range pages {
 		ps := fmt.Sprintf("%+v", p)
-		for _, f := range []ports.ListFilter{{}, {Tag: "t1"}, {Folder: "a"}, {Tag: "T3", Folder: "a"}, {Folder: "B"}, {Folder: " "}} {
+		// with reports whether the page is tried with the k-th argument of
+		// a method.
+		with := func(k int) bool { return (pi+k+pass)%stride == 0 }
+		for k, f := range []ports.ListFilter{{}, {Tag: "t1"}, {Folder: "a"}, {Tag: "T3", Folder: "a"}, {Folder: "B"}, {Folder: " "}} {
+			if !with(k) {
+				continue
+			}
 			w, we := b.ref.ListNotes(ctx, f, p)
 			g, ge := b.got.ListNotes(ctx, f, p)
 			b.check(fmt.Sprintf("ListNotes(%+v, %s)", f, ps), w, g, we, ge)
 		}
-		for _, q := range queries {
+		for k, q := range queries {
+			if !with(k) {
+				continue
+			}
 			w, we := b.ref.SearchNotes(ctx, q, p)
 			g, ge := b.got.SearchNotes(ctx, q, p)
 			b.check(fmt.Sprintf("SearchNotes(%q, %s)", q, ps), w, g, we, ge)
@@ -219,8 +238,11 @@ func compareAll(b both, ctx context.Context, ids []string, r *rand.Rand) {
 			b.check(fmt.Sprintf("SearchCode(%+v, %s)", cq, ps), wc, gc, wce, gce)
 		}
 		// Thresholds on and next to float32 similarities.
-		for _, th := range []float64{0.25, 1.0 / 3, float64(float32(1.0 / 3)), math.Nextafter(float64(float32(1.0/3)), 1), 0.4, float64(float32(0.4)), 2.0 / 7} {
-			for _, q := range []string{"alpha", "ab", "a_b x", "beta"} {
+		for i, th := range []float64{0.25, 1.0 / 3, float64(float32(1.0 / 3)), math.Nextafter(float64(float32(1.0/3)), 1), 0.4, float64(float32(0.4)), 2.0 / 7} {
+			for j, q := range []string{"alpha", "ab", "a_b x", "beta"} {
+				if !with(i + j) {
+					continue
+				}
 				nq := ports.NodeQuery{Queries: []string{q}, Mode: ports.Fuzzy, Threshold: th}
 				w, we := b.ref.SearchNodes(ctx, nq, p)
 				g, ge := b.got.SearchNodes(ctx, nq, p)
@@ -259,7 +281,10 @@ func compareAll(b both, ctx context.Context, ids []string, r *rand.Rand) {
 			g, ge := b.got.ResponseHistory(ctx, ep, p)
 			b.check(fmt.Sprintf("ResponseHistory(%q, %s)", ep, ps), w, g, we, ge)
 		}
-		for _, id := range some {
+		for k, id := range some {
+			if !with(k) {
+				continue
+			}
 			w, we := b.ref.Backlinks(ctx, id, p)
 			g, ge := b.got.Backlinks(ctx, id, p)
 			b.check(fmt.Sprintf("Backlinks(%q, %s)", id, ps), w, g, we, ge)
