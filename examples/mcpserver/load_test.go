@@ -22,6 +22,7 @@ import (
 
 	"github.com/boundedkit/bounded"
 	"github.com/boundedkit/bounded/examples/notes/vault"
+	"github.com/boundedkit/bounded/internal/deeptest"
 	"github.com/boundedkit/bounded/mcptools/mcptoolstest"
 	"github.com/boundedkit/bounded/ports"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -74,6 +75,12 @@ func genVault(t *testing.T, n int) (string, int) {
 	return vault, notes
 }
 
+// vaultNotes is the number of notes of the tests' generated vault: 300
+// in the default run (over a batch of the import, whose last note,
+// ko/topics/t000/Note 74, is past the first batch), 600 in the deep run
+// (deeptest).
+func vaultNotes() int { return deeptest.Size(300, 600) }
+
 // vaults are the vaults genVault wrote, by number of notes, and their
 // folders, removed by TestMain.
 var vaults struct {
@@ -124,8 +131,8 @@ func (g *gate) open() { g.once[1].Do(func() { close(g.release) }) }
 // call answers from the first batch and says the answer is partial, and
 // the same call after the import is complete and does not.
 func TestAnswersDuringImport(t *testing.T) {
-	dir, notes := genVault(t, 600)
-	const batch = vault.DefaultBatchSize // 256 notes, of de/ and en/
+	dir, notes := genVault(t, vaultNotes())
+	const batch = vault.DefaultBatchSize // 256 notes: de/ and en/, and in the default run ja/ and some of ko/
 	g := newGate(os.DirFS(dir), batch)   // held after the first batch
 	var events []string
 	srv := newTestServer(t, config{db: filepath.Join(t.TempDir(), "b.db"), code: "-", mode: "balanced", vaultFS: g})
@@ -149,7 +156,10 @@ func TestAnswersDuringImport(t *testing.T) {
 	if during.Pagination.Total != batch {
 		t.Errorf("during the import, total %v; want the %d notes of the first batch: %.500s", during.Pagination.Total, batch, text)
 	}
-	last := "ko/topics/t001/Note 149" // not in the first batch
+	// The last note of ko/, the last of the four language folders: not in
+	// the first batch.
+	k := notes/4 - 1
+	last := fmt.Sprintf("ko/topics/t%03d/Note %d", k/100, k)
 	if got := c.Error("get_note", fmt.Sprintf(`{"id":%q}`, last)); !strings.Contains(got, "not found") || !strings.Contains(got, partial) {
 		t.Errorf("get_note(%s) during the import: %q; want not found, and the import in progress", last, got)
 	}
@@ -212,7 +222,7 @@ func TestClientLeaves(t *testing.T) {
 		t.Skip("builds and runs the server binary")
 	}
 	bin := build(t)
-	dir, notes := genVault(t, 600)
+	dir, notes := genVault(t, vaultNotes())
 	db := filepath.Join(t.TempDir(), "b.db")
 
 	cmd := exec.Command(bin, "-vault", dir, "-db", db, "-code", "-")
@@ -317,7 +327,7 @@ func TestClientLeaves(t *testing.T) {
 // while the import is held waits, notifying its progress, and answers
 // complete once the import ends.
 func TestWaitsForImport(t *testing.T) {
-	dir, notes := genVault(t, 600)
+	dir, notes := genVault(t, vaultNotes())
 	g := newGate(os.DirFS(dir), vault.DefaultBatchSize)
 	srv := newTestServer(t, config{db: filepath.Join(t.TempDir(), "b.db"), code: "-", mode: "balanced", vaultFS: g, wait: time.Hour})
 	t.Cleanup(g.open) // before the server stops: cleanups run last first
