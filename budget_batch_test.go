@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/boundedkit/bounded/internal/deeptest"
 )
 
 // trickyText returns a string full of what a scanner of JSON could take
@@ -101,10 +103,11 @@ func checkBatches[T any](t *testing.T, name string, b Budget, items []T) {
 
 // TestFitBatches checks the batches Fit encodes items in, on items of
 // several kinds whose JSON holds everything that could mislead the search
-// for their ends, with ceilings from a few items to all of them.
+// for their ends, with ceilings from a few items to all of them: 80
+// rounds of random items, 200 in the deep run (deeptest).
 func TestFitBatches(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 8))
-	for round := range 200 {
+	for round := range deeptest.Size(80, 200) {
 		n := 1 + r.IntN(40)
 		var structs []doc
 		var strs []string

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/boundedkit/bounded/internal/deeptest"
 )
 
 // doc is the result type of most tests.
@@ -1008,13 +1010,14 @@ func walk(t *testing.T, name string, data []doc, l Limits, call Call, style Hint
 
 // TestFitWalk walks 1,000 items of random sizes through Fit page by page,
 // following Fitted.Next as an agent would, for several budgets, page sizes
-// and paging styles: every item comes back exactly once, in order.
+// and paging styles: every item comes back exactly once, in order. Under
+// the race detector it walks 100 items, 250 in the deep run (deeptest).
 func TestFitWalk(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	alphabet := []rune("abcdefghij klmnopqrstuvwxyz 日本語 é 👍 \"<>&\n")
 	count := 1000
 	if raceEnabled {
-		count = 250
+		count = deeptest.Size(100, 250)
 	}
 	data := make([]doc, count)
 	for i := range data {

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/boundedkit/bounded/internal/deeptest"
 )
 
 // TestEstimatorCounts pins the estimate of small texts whose exact counts
@@ -159,10 +161,11 @@ func longText(r *rand.Rand, n int) string {
 // TestEstimatorFastMatchesSimple checks that the shortcuts of addText
 // (8 bytes a step, two halves at once, with the second half's start state
 // guessed) change no estimate, on random texts of every class of
-// character, long and short, and on the responses of the benchmarks.
+// character, long and short, and on the responses of the benchmarks: 1,000
+// random texts, 3,000 in the deep run (deeptest).
 func TestEstimatorFastMatchesSimple(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 17))
-	for i := range 3000 {
+	for i := range deeptest.Size(1000, 3000) {
 		n := []int{10, 100, 1000, 3000, 20_000}[i%5]
 		checkFastEstimate(t, []byte(randomText(r)), []byte(longText(r, n)))
 	}
