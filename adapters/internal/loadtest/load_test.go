@@ -6,18 +6,25 @@
 // the same rows.
 //
 // BenchmarkAgents measures bunpage on Postgres and on SQLite in WAL mode
-// (a pool of one connection and pools of readers), and the Postgres
-// adapter's ListNotes through its public API, at several pool sizes.
-// The commands, from the module root (BOUNDED_PG_DSN set):
+// (a pool of one connection and pools of readers), and the adapters'
+// ListNotes through their public API: Postgres at several pool sizes,
+// SQLite (opened with sqlite.Open, WAL) with its one connection and with
+// two. BenchmarkSQLitePool runs the SQLite adapter's walks on one
+// connection and on a pool of readers alternately. The commands, from the
+// module root (BOUNDED_PG_DSN set):
 //
 //	go test -run '^$' -bench Agents -benchtime 3x ./adapters/internal/loadtest/
 //	BOUNDED_LOAD_ROWS=1000000 go test -run '^$' -bench Agents -benchtime 3x -timeout 2h ./adapters/internal/loadtest/
+//	BOUNDED_LOAD_ROWS=1000000 BOUNDED_LOAD_KEEP=1 go test -run '^$' -bench SQLitePool -benchtime 5x ./adapters/internal/loadtest/
 //
 // BOUNDED_LOAD_ROWS is the set's size (default 20,000), BOUNDED_LOAD_AGENTS
 // the number of agents (default 50), BOUNDED_LOAD_PAGES the pages each
-// agent walks in a round (default 20, of 50 items). BOUNDED_LOAD_KEEP=1
-// keeps the adapter's notes (a schema named after the set's size) for the
-// next run, as loading a million notes through PutNote takes minutes.
+// agent walks in a round (default 20, of 50 items), BOUNDED_LOAD_READERS
+// the pool sizes BenchmarkSQLitePool compares with one connection
+// (default 2). BOUNDED_LOAD_KEEP=1 keeps the adapters' notes (a Postgres
+// schema and a file in the temporary directory, named after the set's
+// size) for the next run, as loading a million notes through PutNote
+// takes minutes.
 package loadtest
 
 import (
@@ -30,12 +37,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/boundedkit/bounded"
 	"github.com/boundedkit/bounded/adapters/postgres"
+	"github.com/boundedkit/bounded/adapters/sqlite"
 	"github.com/boundedkit/bounded/bunpage"
 	"github.com/boundedkit/bounded/driver"
 	"github.com/boundedkit/bounded/ports"
@@ -219,6 +228,12 @@ func pct(ds []time.Duration, p float64) float64 {
 // iterations of the ratio within an iteration (its two rounds run back
 // to back), is less sensitive to it than the ratio of the totals.
 func compare(b *testing.B, c config, store, raw reader, storePos, rawPos []any) {
+	compareNamed(b, c, [2]string{"bounded", "raw"}, store, raw, storePos, rawPos)
+}
+
+// compareNamed is compare with the metrics named after names (the first
+// reader's, then the second's) instead of bounded and raw.
+func compareNamed(b *testing.B, c config, names [2]string, store, raw reader, storePos, rawPos []any) {
 	ctx := context.Background()
 	starts := c.starts()
 	// A round of each, untimed, fills the pool and the caches.
@@ -251,7 +266,7 @@ func compare(b *testing.B, c config, store, raw reader, storePos, rawPos []any) 
 		pairs = append(pairs, pps[1]/pps[0])
 	}
 	b.StopTimer()
-	for v, name := range []string{"bounded", "raw"} {
+	for v, name := range names {
 		b.ReportMetric(st[v].perSecond(), name+"-pages/s")
 		b.ReportMetric(pct(st[v].all, 50), name+"-p50-ms")
 		b.ReportMetric(pct(st[v].all, 99), name+"-p99-ms")
@@ -261,10 +276,10 @@ func compare(b *testing.B, c config, store, raw reader, storePos, rawPos []any) 
 			}
 		}
 	}
-	b.ReportMetric(st[1].perSecond()/st[0].perSecond(), "raw/bounded-pages/s")
+	b.ReportMetric(st[1].perSecond()/st[0].perSecond(), names[1]+"/"+names[0]+"-pages/s")
 	slices.Sort(pairs)
-	b.ReportMetric(pairs[len(pairs)/2], "raw/bounded-pages/s-median")
-	b.ReportMetric(pct(st[0].all, 99)/pct(st[1].all, 99), "bounded/raw-p99")
+	b.ReportMetric(pairs[len(pairs)/2], names[1]+"/"+names[0]+"-pages/s-median")
+	b.ReportMetric(pct(st[0].all, 99)/pct(st[1].all, 99), names[0]+"/"+names[1]+"-p99")
 }
 
 // positions returns the agents' starting positions for the store and
@@ -436,23 +451,27 @@ func notesReaders(store ports.Notes, db *bun.DB) (adapter, raw reader) {
 	return adapter, raw
 }
 
-// loadNotes puts n notes through store.PutNote, from 16 goroutines:
-// updated times shuffled, every third tying another.
-func loadNotes(ctx context.Context, store ports.Notes, n int) error {
+// loadNote is the i'th of n notes a load puts: updated times shuffled,
+// every third tying another.
+func loadNote(i, n int) ports.Note {
 	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	return ports.Note{
+		ID: fmt.Sprintf("notes/%07d", i), Title: fmt.Sprintf("Note %d", i),
+		Content: fmt.Sprintf("Content of note %d.", i), Tags: []string{fmt.Sprintf("t%d", i%5)},
+		CreatedAt: base, UpdatedAt: base.Add(time.Duration((i*7919)%n-(i*7919)%n%3/2) * time.Second),
+	}
+}
+
+// loadNotes puts n notes (see loadNote) through store.PutNote, from 16
+// goroutines.
+func loadNotes(ctx context.Context, store ports.Notes, n int) error {
 	work := make(chan int)
 	errs := make(chan error, 16)
 	var wg sync.WaitGroup
 	for range 16 {
 		wg.Go(func() {
 			for i := range work {
-				u := base.Add(time.Duration((i*7919)%n-(i*7919)%n%3/2) * time.Second)
-				err := store.PutNote(ctx, ports.Note{
-					ID: fmt.Sprintf("notes/%07d", i), Title: fmt.Sprintf("Note %d", i),
-					Content: fmt.Sprintf("Content of note %d.", i), Tags: []string{fmt.Sprintf("t%d", i%5)},
-					CreatedAt: base, UpdatedAt: u,
-				})
-				if err != nil {
+				if err := store.PutNote(ctx, loadNote(i, n)); err != nil {
 					errs <- err
 					return
 				}
@@ -619,6 +638,77 @@ var targets = []target{
 			return notesReaders(store, db)
 		}
 	}},
+	{"adapter-sqlite", []int{1, 2}, func(tb testing.TB, c config) func(testing.TB, int) (reader, reader) {
+		ctx := context.Background()
+		path := filepath.Join(tb.TempDir(), "notes.db")
+		if os.Getenv("BOUNDED_LOAD_KEEP") == "1" {
+			path = filepath.Join(os.TempDir(), fmt.Sprintf("bounded-loadtest-notes-%d.db", c.rows))
+		}
+		store, db := sqliteNotes(tb, path, 1)
+		pg, err := store.ListNotes(ctx, ports.ListFilter{}, bounded.Page{Limit: 1})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if pg.Page.Total != c.rows {
+			if pg.Page.Total != 0 {
+				tb.Fatalf("%s holds %d notes, want 0 or %d: remove it", path, pg.Page.Total, c.rows)
+			}
+			t0 := time.Now()
+			if err := loadSQLiteNotes(ctx, db, c.rows); err != nil {
+				tb.Fatal(err)
+			}
+			if _, err := db.ExecContext(ctx, "ANALYZE"); err != nil {
+				tb.Fatal(err)
+			}
+			tb.Logf("loaded %d notes through PutNote in %v", c.rows, time.Since(t0).Round(time.Second))
+		}
+		db.Close()
+		return func(tb testing.TB, pool int) (reader, reader) {
+			store, db := sqliteNotes(tb, path, pool)
+			return notesReaders(store, db)
+		}
+	}},
+}
+
+// sqliteNotes opens the adapter's database file at path with
+// sqlite.Open (WAL, its pragmas) and sets its pool to at most pool
+// connections, closed when tb ends.
+func sqliteNotes(tb testing.TB, path string, pool int) (*sqlite.Store, *bun.DB) {
+	tb.Helper()
+	store, db, err := sqlite.Open(context.Background(), path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	db.SetMaxOpenConns(pool)
+	db.SetMaxIdleConns(pool)
+	tb.Cleanup(func() { db.Close() })
+	return store, db
+}
+
+// loadSQLiteNotes puts n notes (see loadNote) through PutNote into the
+// SQLite database db, in transactions of 10,000 notes, each through a
+// store made with sqlite.New on it: a commit a note would wait for a
+// sync each.
+func loadSQLiteNotes(ctx context.Context, db *bun.DB, n int) error {
+	const batch = 10_000
+	for lo := 0; lo < n; lo += batch {
+		err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			store, err := sqlite.New(ctx, tx)
+			if err != nil {
+				return err
+			}
+			for i := lo; i < min(n, lo+batch); i++ {
+				if err := store.PutNote(ctx, loadNote(i, n)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func mustBunpage(tb testing.TB, db *bun.DB) (reader, reader) {
@@ -657,6 +747,42 @@ func BenchmarkAgents(b *testing.B) {
 	}
 }
 
+// BenchmarkSQLitePool runs the SQLite adapter's ListNotes walks (the
+// adapter-sqlite target's set) on a pool of one connection, as
+// sqlite.Open sets it, and on a pool of each size in
+// BOUNDED_LOAD_READERS (default 2) read connections, alternately: the
+// metrics of compare, "one" the pool of one, "pool" the larger one.
+func BenchmarkSQLitePool(b *testing.B) {
+	c := loadConfig(b)
+	sizes := []int{2}
+	if s := os.Getenv("BOUNDED_LOAD_READERS"); s != "" {
+		sizes = nil
+		for _, f := range strings.Split(s, ",") {
+			n, err := strconv.Atoi(f)
+			if err != nil || n < 2 {
+				b.Fatalf("BOUNDED_LOAD_READERS=%q: want sizes of 2 or more, separated by commas", s)
+			}
+			sizes = append(sizes, n)
+		}
+	}
+	i := slices.IndexFunc(targets, func(t target) bool { return t.name == "adapter-sqlite" })
+	b.Run(fmt.Sprintf("rows=%d", c.rows), func(b *testing.B) {
+		open := targets[i].setup(b, c)
+		store, _ := open(b, 8)
+		pos, err := seekAll(context.Background(), store, c.starts())
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, n := range sizes {
+			b.Run(fmt.Sprintf("readers=%d", n), func(b *testing.B) {
+				one, _ := open(b, 1)
+				pool, _ := open(b, n)
+				compareNamed(b, c, [2]string{"one", "pool"}, one, pool, pos, pos)
+			})
+		}
+	})
+}
+
 // TestAgentsAgree runs a small load on every target and checks that the
 // store and the raw query read the same items for every agent, with a
 // pool smaller than the number of agents.
@@ -665,7 +791,7 @@ func TestAgentsAgree(t *testing.T) {
 	ctx := context.Background()
 	for _, tg := range targets {
 		t.Run(tg.name, func(t *testing.T) {
-			if tg.name == "adapter-postgres" && os.Getenv("BOUNDED_LOAD_KEEP") == "1" {
+			if strings.HasPrefix(tg.name, "adapter-") && os.Getenv("BOUNDED_LOAD_KEEP") == "1" {
 				t.Skip("BOUNDED_LOAD_KEEP=1 keeps benchmark sets, not this test's")
 			}
 			store, raw := tg.setup(t, c)(t, 2)
