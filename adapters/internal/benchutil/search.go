@@ -22,8 +22,11 @@ type Reindex func(ctx context.Context, db *bun.DB) (time.Duration, int64, error)
 // (about 1,111 matches at every size: "note 1" at 10,000 rows, "note 12"
 // at 100,000, "note 123" at 1,000,000), its fifth page by cursor, the
 // same first page with the exact count, and a broad term ("hub": every
-// note). It logs the load's throughput and, through reindex, the note
-// index's build time (0: not timed) and size.
+// note); for entities, a broad term ("alpha": half of them) and a
+// selective one (the notes' number after a space: " 12" at 100,000
+// matches the 1,111 names whose closing number starts with 12), first,
+// by cursor and with the exact count. It logs the load's throughput and,
+// through reindex, the note index's build time (0: not timed) and size.
 //
 //	go test -run '^$' -bench Search -benchtime 20x ./adapters/sqlite/
 //	BOUNDED_BENCH_ROWS=1000000 go test -run '^$' -bench Search -benchtime 20x -timeout 2h ./adapters/sqlite/
@@ -53,21 +56,14 @@ func RunSearch(b *testing.B, open Opener, reindex Reindex) {
 			notes := func(q string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
 				return store.SearchNotes(ctx, q, p)
 			}
-			// The cursor of the fifth page.
-			p := capped
-			for range 4 {
-				pg, err := notes(selective, p)
-				if err != nil {
-					b.Fatal(err)
-				}
-				p.Cursor = pg.Page.NextCursor
+			cursor := fifthCursor(b, "notes", selective, capped, notes)
+			// Entity names end with " <i>": the number's leading space
+			// makes the term as selective as the notes' (1,111 matches).
+			selectiveNode := selective[len("note"):]
+			nodes := func(q string, p bounded.Page) (bounded.Paged[ports.NodeMatch], error) {
+				return store.SearchNodes(ctx, ports.NodeQuery{Queries: []string{q}}, p)
 			}
-			cursor := p.Cursor
-			exact, err := notes(selective, bounded.Page{Limit: 1})
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Logf("%q matches %d notes", selective, exact.Page.Total)
+			nodeCursor := fifthCursor(b, "entities", selectiveNode, capped, nodes)
 			cases := []struct {
 				name string
 				call func() (int, error)
@@ -81,6 +77,15 @@ func RunSearch(b *testing.B, open Opener, reindex Reindex) {
 				{"notes/broad/first", func() (int, error) { pg, err := notes("hub", capped); return len(pg.Items), err }},
 				{"knowledge/exact/first", func() (int, error) {
 					pg, err := store.SearchNodes(ctx, ports.NodeQuery{Queries: []string{"alpha"}}, capped)
+					return len(pg.Items), err
+				}},
+				{"knowledge/selective/first", func() (int, error) { pg, err := nodes(selectiveNode, capped); return len(pg.Items), err }},
+				{"knowledge/selective/cursor5", func() (int, error) {
+					pg, err := nodes(selectiveNode, bounded.Page{Limit: 20, Cursor: nodeCursor, Count: bounded.CountCapped})
+					return len(pg.Items), err
+				}},
+				{"knowledge/selective/exact", func() (int, error) {
+					pg, err := nodes(selectiveNode, bounded.Page{Limit: 20})
 					return len(pg.Items), err
 				}},
 			}
@@ -103,4 +108,22 @@ func RunSearch(b *testing.B, open Opener, reindex Reindex) {
 			}
 		})
 	}
+}
+
+// fifthCursor returns the cursor of the fifth page p of search(q), and
+// logs how many items (of kind) q matches.
+func fifthCursor[T any](b *testing.B, kind, q string, p bounded.Page, search func(q string, p bounded.Page) (bounded.Paged[T], error)) string {
+	for range 4 {
+		pg, err := search(q, p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p.Cursor = pg.Page.NextCursor
+	}
+	all, err := search(q, bounded.Page{Limit: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%q matches %d %s", q, all.Page.Total, kind)
+	return p.Cursor
 }
