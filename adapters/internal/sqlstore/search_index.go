@@ -85,22 +85,47 @@ func createNoteIndex(ctx context.Context, db bun.IDB, d Dialect) error {
 	stmts := noteIndexSchema[d.NoteIndex]
 	switch d.NoteIndex {
 	case NoteIndexFTS5:
-		return createFTS(ctx, db, d, "note", stmts, []string{"bounded_notes_fts_insert"}, []string{
-			"INSERT INTO bounded_note_fts_ids (id) SELECT id FROM bounded_notes WHERE id NOT IN (SELECT id FROM bounded_note_fts_ids)",
-			"INSERT INTO bounded_notes_fts (rowid, title_fold, content_fold) SELECT i.rid, n.title_fold, n.content_fold" +
-				" FROM bounded_note_fts_ids i JOIN bounded_notes n ON n.id = i.id",
+		return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			var exists int
+			if err := tx.QueryRowContext(ctx,
+				"SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name = 'bounded_notes_fts_insert'").Scan(&exists); err != nil {
+				return fmt.Errorf("%s: create note index: %w", d.Name, err)
+			}
+			for _, s := range stmts {
+				if _, err := tx.ExecContext(ctx, s); err != nil {
+					return fmt.Errorf("%s: create note index: %w", d.Name, err)
+				}
+			}
+			if exists > 0 {
+				return nil
+			}
+			for _, s := range []string{
+				"INSERT INTO bounded_note_fts_ids (id) SELECT id FROM bounded_notes WHERE id NOT IN (SELECT id FROM bounded_note_fts_ids)",
+				"INSERT INTO bounded_notes_fts (rowid, title_fold, content_fold) SELECT i.rid, n.title_fold, n.content_fold" +
+					" FROM bounded_note_fts_ids i JOIN bounded_notes n ON n.id = i.id",
+			} {
+				if _, err := tx.ExecContext(ctx, s); err != nil {
+					return fmt.Errorf("%s: fill note index: %w", d.Name, err)
+				}
+			}
+			return nil
 		})
 	case NoteIndexTrigramGIN:
 		// Without the right to create pg_trgm, and without it installed,
-		// there is no index, and the same results.
+		// there is no index, and the same results. The operator class is
+		// named with the extension's schema, which need not be on the
+		// search path.
 		_, cerr := db.ExecContext(ctx, stmts[0])
-		ops, err := trgmOps(ctx, db)
+		var schema string
+		err := db.QueryRowContext(ctx,
+			"SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm'").Scan(&schema)
+		if isNoRows(err) {
+			return nil
+		}
 		if err != nil {
 			return fmt.Errorf("%s: create note index: %w", d.Name, errors.Join(cerr, err))
 		}
-		if ops == "" {
-			return nil
-		}
+		ops := `"` + strings.ReplaceAll(schema, `"`, `""`) + `".gin_trgm_ops`
 		for _, s := range stmts[1:] {
 			if _, err := db.ExecContext(ctx, strings.ReplaceAll(s, "gin_trgm_ops", ops)); err != nil {
 				return fmt.Errorf("%s: create note index: %w", d.Name, err)
@@ -108,51 +133,6 @@ func createNoteIndex(ctx context.Context, db bun.IDB, d Dialect) error {
 		}
 	}
 	return nil
-}
-
-// createFTS runs stmts, the DDL of an FTS5 index (of what: "note",
-// "knowledge") and of the triggers keeping it current, in one
-// transaction. When one of the named triggers was missing before, the
-// index may lack stored rows (it is new, or its table was created again):
-// fill then fills it from them, in the same transaction.
-func createFTS(ctx context.Context, db bun.IDB, d Dialect, what string, stmts, triggers, fill []string) error {
-	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		var found int
-		if err := tx.QueryRowContext(ctx,
-			"SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (?)", bun.List(triggers)).Scan(&found); err != nil {
-			return fmt.Errorf("%s: create %s index: %w", d.Name, what, err)
-		}
-		for _, s := range stmts {
-			if _, err := tx.ExecContext(ctx, s); err != nil {
-				return fmt.Errorf("%s: create %s index: %w", d.Name, what, err)
-			}
-		}
-		if found == len(triggers) {
-			return nil
-		}
-		for _, s := range fill {
-			if _, err := tx.ExecContext(ctx, s); err != nil {
-				return fmt.Errorf("%s: fill %s index: %w", d.Name, what, err)
-			}
-		}
-		return nil
-	})
-}
-
-// trgmOps is pg_trgm's GIN operator class named with the extension's
-// schema, which need not be on the search path; "" when pg_trgm is not
-// installed.
-func trgmOps(ctx context.Context, db bun.IDB) (string, error) {
-	var schema string
-	err := db.QueryRowContext(ctx,
-		"SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm'").Scan(&schema)
-	if isNoRows(err) {
-		return "", nil
-	}
-	if err != nil {
-		return "", err
-	}
-	return `"` + strings.ReplaceAll(schema, `"`, `""`) + `".gin_trgm_ops`, nil
 }
 
 // likeEscape escapes s for a LIKE pattern whose escape character is the
