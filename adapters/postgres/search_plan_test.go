@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/boundedkit/bounded"
 	"github.com/boundedkit/bounded/adapters/internal/benchutil"
 	"github.com/boundedkit/bounded/adapters/postgres"
+	"github.com/boundedkit/bounded/ports"
 )
 
 // relationNode is a node of EXPLAIN (FORMAT JSON) with the table it reads.
@@ -94,6 +97,81 @@ func TestSearchPlans(t *testing.T) {
 				t.Fatal(err)
 			}
 			check(fmt.Sprintf("%s by cursor, %v", q, count))
+		}
+	}
+}
+
+// TestSearchNodesPlans checks on 10,000 entities (and 40 with 300
+// observations each) that exact SearchNodes finds selective queries through
+// the trigram indexes on the folded names, types and observations, for
+// the count and the page, by offset and by cursor: no sequential scan of
+// bounded_entities or bounded_entity_observations.
+func TestSearchNodesPlans(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	s, err := postgres.New(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := benchutil.Load(ctx, db, 10_000); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 40 {
+		e := ports.Entity{Name: fmt.Sprintf("observed %d", i), Type: "event", UpdatedAt: time.Unix(int64(i), 0)}
+		for j := range 300 {
+			e.Observations = append(e.Observations, fmt.Sprintf("note %d of entity %d", j, i))
+		}
+		if err := s.PutEntity(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.ExecContext(ctx, "VACUUM ANALYZE"); err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	//lint:ignore SA1019 the store already holds db; WithQueryHook would return a copy it never sees
+	db.AddQueryHook(rec)
+	check := func(name string) {
+		t.Helper()
+		var out string
+		if err := db.QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) "+rec.last).Scan(&out); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var plans []struct {
+			Plan relationNode `json:"Plan"`
+		}
+		if err := json.Unmarshal([]byte(out), &plans); err != nil {
+			t.Fatal(err)
+		}
+		tables, indexes := seqScans(plans[0].Plan)
+		trgm := false
+		for _, i := range indexes {
+			trgm = trgm || strings.HasSuffix(i, "_fold_trgm")
+		}
+		for _, tb := range tables {
+			if tb == "bounded_entities" || tb == "bounded_entity_observations" {
+				trgm = false
+			}
+		}
+		if !trgm {
+			t.Errorf("%s: the plan scans the entities or skips the trigram indexes (scans %v, indexes %v):\n%s", name, tables, indexes, out)
+		}
+	}
+	for _, qs := range [][]string{{" 123"}, {"BETA 19"}, {"NOTE 12 OF"}, {" 123", "note 7 of entity 3"}} {
+		q := ports.NodeQuery{Queries: qs}
+		first, err := s.SearchNodes(ctx, q, bounded.Page{Limit: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first.Page.NextCursor == "" {
+			t.Fatalf("SearchNodes(%q): %d results and no cursor, want more than 2", qs, len(first.Items))
+		}
+		check(fmt.Sprintf("%q, first page", qs))
+		for _, count := range []bounded.CountMode{bounded.CountExact, bounded.CountCapped, bounded.CountNone} {
+			if _, err := s.SearchNodes(ctx, q, bounded.Page{Limit: 2, Cursor: first.Page.NextCursor, Count: count}); err != nil {
+				t.Fatal(err)
+			}
+			check(fmt.Sprintf("%q by cursor, %v", qs, count))
 		}
 	}
 }

@@ -6,10 +6,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/boundedkit/bounded"
 	"github.com/boundedkit/bounded/adapters/internal/benchutil"
 	"github.com/boundedkit/bounded/adapters/sqlite"
+	"github.com/boundedkit/bounded/ports"
 )
 
 // TestSearchPlans checks that SearchNotes finds a query of three
@@ -69,5 +71,81 @@ func checkSearchPlan(t *testing.T, name string, steps []step, indexed bool) {
 	}
 	if !indexed && !scans {
 		t.Errorf("%s: a query of two characters does not read every note:\n%s", name, format(steps))
+	}
+}
+
+// TestSearchNodesPlans checks that exact SearchNodes finds queries of
+// three characters or more through the FTS5 knowledge index, for the
+// count and the page, by offset and by cursor: no step of the plan scans
+// bounded_entities or bounded_entity_observations (names, types and
+// observations all match through the index), and the plan reads the
+// index. A query under three characters reads every entity.
+func TestSearchNodesPlans(t *testing.T) {
+	ctx := context.Background()
+	s, db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "plan.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := benchutil.Load(ctx, db, 2000); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 40 {
+		e := ports.Entity{Name: fmt.Sprintf("observed %d", i), Type: "event", UpdatedAt: time.Unix(int64(i), 0)}
+		for j := range 300 {
+			e.Observations = append(e.Observations, fmt.Sprintf("note %d of entity %d", j, i))
+		}
+		if err := s.PutEntity(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.ExecContext(ctx, "ANALYZE"); err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	//lint:ignore SA1019 the store already holds db; WithQueryHook would return a copy it never sees
+	db.AddQueryHook(rec)
+	for _, qs := range [][]string{{" 12"}, {"BETA 19"}, {"NOTE 12 OF"}, {" 12", "note 7 of entity 3"}} {
+		q := ports.NodeQuery{Queries: qs}
+		first, err := s.SearchNodes(ctx, q, bounded.Page{Limit: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first.Page.NextCursor == "" {
+			t.Fatalf("SearchNodes(%q): %d results and no cursor, want more than 2", qs, len(first.Items))
+		}
+		checkNodesPlan(t, fmt.Sprintf("%q, first page", qs), plan(t, db, rec.last), true)
+		for _, count := range []bounded.CountMode{bounded.CountExact, bounded.CountCapped, bounded.CountNone} {
+			if _, err := s.SearchNodes(ctx, q, bounded.Page{Limit: 2, Cursor: first.Page.NextCursor, Count: count}); err != nil {
+				t.Fatal(err)
+			}
+			checkNodesPlan(t, fmt.Sprintf("%q by cursor, %v", qs, count), plan(t, db, rec.last), true)
+		}
+	}
+	for _, qs := range [][]string{{"12"}, {" 12", "12"}} {
+		if _, err := s.SearchNodes(ctx, ports.NodeQuery{Queries: qs}, bounded.Page{Limit: 2}); err != nil {
+			t.Fatal(err)
+		}
+		checkNodesPlan(t, fmt.Sprintf("%q", qs), plan(t, db, rec.last), false)
+	}
+}
+
+// checkNodesPlan checks whether a plan reads the FTS5 index and never
+// scans the entities or their observations (indexed) or scans the
+// entities (not indexed).
+func checkNodesPlan(t *testing.T, name string, steps []step, indexed bool) {
+	t.Helper()
+	scans, fts := false, false
+	for _, st := range steps {
+		for _, table := range []string{"e", "o", "bounded_entities", "bounded_entity_observations"} {
+			scans = scans || st.detail == "SCAN "+table || strings.HasPrefix(st.detail, "SCAN "+table+" ")
+		}
+		fts = fts || strings.Contains(st.detail, "VIRTUAL TABLE")
+	}
+	if indexed && (scans || !fts) {
+		t.Errorf("%s: the plan scans the entities or skips the index:\n%s", name, format(steps))
+	}
+	if !indexed && !scans {
+		t.Errorf("%s: a query of two characters does not read every entity:\n%s", name, format(steps))
 	}
 }

@@ -74,8 +74,9 @@ func (s *Store) PutEntity(ctx context.Context, e ports.Entity) error {
 const entityCols = "e.name AS name, e.entity_type AS entity_type, e.observations AS observations, e.tags AS tags, e.updated_at AS updated_at"
 
 // SearchNodes pages the entities matching q, computed in SQL: Exact mode
-// with a substring test over folded copies, Fuzzy mode with the dialect's trigram
-// similarity. See [ports.Knowledge].
+// with a substring test over folded copies (through the dialect's
+// knowledge index where it has one), Fuzzy mode with the dialect's
+// trigram similarity. See [ports.Knowledge].
 func (s *Store) SearchNodes(ctx context.Context, q ports.NodeQuery, p bounded.Page) (bounded.Paged[ports.NodeMatch], error) {
 	scope := q.Scope()
 	return fetch(ctx, s, p, ports.SearchNodesLimits, scope, func(ctx context.Context, req bounded.Request) (bounded.Rows[ports.NodeMatch], error) {
@@ -103,27 +104,30 @@ func (s *Store) SearchNodes(ctx context.Context, q ports.NodeQuery, p bounded.Pa
 	})
 }
 
-// searchExact is SearchNodes in Exact mode.
+// searchExact is SearchNodes in Exact mode: the shared test
+// ([Store.exactMatch]) over the candidates of the dialect's knowledge
+// index when [Store.useKnowledgeIndex] says so, over every entity
+// otherwise (a query under three characters, which no trigram index can
+// serve; a broad query under FTS5; a dialect without an index, MariaDB).
+// Either way the results, their order (UpdatedAt descending, then name)
+// and the totals are the same.
 func (s *Store) searchExact(ctx context.Context, q ports.NodeQuery, req bounded.Request, tagWhere []string, tagArgs []any) (bounded.Rows[ports.NodeMatch], error) {
-	var or []string
-	var args []any
-	for _, query := range q.Queries {
-		fq := ports.Fold(query)
-		or = append(or, s.d.Instr+"(e.name_fold, ?) > 0 OR "+s.d.Instr+"(e.type_fold, ?) > 0 OR e.name IN (SELECT o.name FROM bounded_entity_observations o WHERE "+s.d.Instr+"(o.fold, ?) > 0)")
-		args = append(args, fq, fq, fq)
+	qs := make([]string, len(q.Queries))
+	for i, query := range q.Queries {
+		qs[i] = ports.Fold(query)
 	}
-	where := " WHERE (" + strings.Join(or, " OR ") + ")"
-	for _, w := range tagWhere {
-		where += " AND " + w
+	indexed, err := s.useKnowledgeIndex(ctx, qs, req.Count == bounded.CountExact)
+	if err != nil {
+		return bounded.Rows[ports.NodeMatch]{}, err
 	}
-	args = append(args, tagArgs...)
-	pq := paged{
-		countFrom: "bounded_entities e" + where, countArgs: args,
-		page:     "SELECT " + entityCols + ", 1.0 AS score FROM bounded_entities e" + where + "{K} ORDER BY {O}",
-		pageArgs: args,
-		keys:     []key{{inner: "e.updated_at", outer: "p.updated_at", desc: true, num: true}, {inner: "e.name", outer: "p.name"}},
+	switch {
+	case indexed && s.d.NoteIndex == NoteIndexFTS5:
+		return s.nodeMatches(ctx, s.searchExactFTS5(qs, tagWhere, tagArgs), req, ports.Exact)
+	case indexed && s.d.NoteIndex == NoteIndexTrigramGIN:
+		return s.nodeMatches(ctx, s.searchExactGIN(qs, tagWhere, tagArgs), req, ports.Exact)
 	}
-	return s.nodeMatches(ctx, pq, req, ports.Exact)
+	match, args := s.exactMatch(qs, "bounded_entity_observations o")
+	return s.nodeMatches(ctx, exactPage(match, args, tagWhere, tagArgs), req, ports.Exact)
 }
 
 // float32Round is a SQL expression rounding the double x to the nearest

@@ -133,7 +133,8 @@ var schema = []string{
 	`CREATE INDEX IF NOT EXISTS bounded_chunk_terms_chunk ON bounded_chunk_terms (chunk_id)`,
 }
 
-// createSchema runs the dialect's DDL and the shared tables' on db.
+// createSchema runs the dialect's DDL and the shared tables' on db, then
+// creates the dialect's note and knowledge indexes.
 func createSchema(ctx context.Context, db bun.IDB, d Dialect) error {
 	shared := schema
 	if d.Schema != nil {
@@ -146,5 +147,8 @@ func createSchema(ctx context.Context, db bun.IDB, d Dialect) error {
 			return fmt.Errorf("%s: create schema: %w", d.Name, err)
 		}
 	}
-	return createNoteIndex(ctx, db, d)
+	if err := createNoteIndex(ctx, db, d); err != nil {
+		return err
+	}
+	return createKnowledgeIndex(ctx, db, d)
 }
