@@ -129,6 +129,51 @@ func createKnowledgeIndex(ctx context.Context, db bun.IDB, d Dialect) error {
 	return nil
 }
 
+// createFTS runs stmts, the DDL of an FTS5 index (of what) and of the
+// triggers keeping it current, in one transaction. When one of the named
+// triggers was missing before, the index may lack stored rows (it is
+// new, or its table was created again): fill then fills it from them, in
+// the same transaction.
+func createFTS(ctx context.Context, db bun.IDB, d Dialect, what string, stmts, triggers, fill []string) error {
+	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var found int
+		if err := tx.QueryRowContext(ctx,
+			"SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (?)", bun.List(triggers)).Scan(&found); err != nil {
+			return fmt.Errorf("%s: create %s index: %w", d.Name, what, err)
+		}
+		for _, s := range stmts {
+			if _, err := tx.ExecContext(ctx, s); err != nil {
+				return fmt.Errorf("%s: create %s index: %w", d.Name, what, err)
+			}
+		}
+		if found == len(triggers) {
+			return nil
+		}
+		for _, s := range fill {
+			if _, err := tx.ExecContext(ctx, s); err != nil {
+				return fmt.Errorf("%s: fill %s index: %w", d.Name, what, err)
+			}
+		}
+		return nil
+	})
+}
+
+// trgmOps is pg_trgm's GIN operator class named with the extension's
+// schema, which need not be on the search path; "" when pg_trgm is not
+// installed.
+func trgmOps(ctx context.Context, db bun.IDB) (string, error) {
+	var schema string
+	err := db.QueryRowContext(ctx,
+		"SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm'").Scan(&schema)
+	if isNoRows(err) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return `"` + strings.ReplaceAll(schema, `"`, `""`) + `".gin_trgm_ops`, nil
+}
+
 // maxPagedIndexCandidates is the most candidates the FTS5 knowledge
 // index may find for a page that does not count every match (a capped
 // count, or none) to be read through it. Such a page, read in page order
