@@ -51,9 +51,7 @@ func TestSearchPlans(t *testing.T) {
 	if err := benchutil.Load(ctx, db, 10_000); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.ExecContext(ctx, "VACUUM ANALYZE"); err != nil {
-		t.Fatal(err)
-	}
+	vacuumAnalyze(ctx, t, db)
 	rec := &recorder{}
 	//lint:ignore SA1019 the store already holds db; WithQueryHook would return a copy it never sees
 	db.AddQueryHook(rec)
@@ -125,9 +123,7 @@ func TestSearchNodesPlans(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := db.ExecContext(ctx, "VACUUM ANALYZE"); err != nil {
-		t.Fatal(err)
-	}
+	vacuumAnalyze(ctx, t, db)
 	rec := &recorder{}
 	//lint:ignore SA1019 the store already holds db; WithQueryHook would return a copy it never sees
 	db.AddQueryHook(rec)
