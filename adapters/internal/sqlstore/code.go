@@ -68,7 +68,7 @@ func (s *Store) SearchCode(ctx context.Context, q ports.CodeQuery, p bounded.Pag
 			return bounded.Rows[ports.CodeMatch]{}, err
 		}
 		terms := ports.Terms(q.Query)
-		where, whereArgs := "", []any(nil)
+		where, whereArgs := "1 = 1", []any(nil)
 		if q.PathPrefix != "" {
 			// substr counts characters on both engines; comparing with = is
 			// bytewise and case-sensitive, unlike SQLite's LIKE.
@@ -79,9 +79,11 @@ func (s *Store) SearchCode(ctx context.Context, q ports.CodeQuery, p bounded.Pag
 			where += " AND c.language = ?"
 			whereArgs = append(whereArgs, q.Language)
 		}
-		const from = "(SELECT chunk_id, count(*) AS shared FROM bounded_chunk_terms WHERE term IN (?) GROUP BY chunk_id) AS m" +
-			" JOIN bounded_chunks c ON c.id = m.chunk_id WHERE 1 = 1"
-		args := append([]any{bun.List(terms)}, whereArgs...)
+		matched := func() *bun.SelectQuery {
+			shared := s.db.NewSelect().ColumnExpr("chunk_id, count(*) AS shared").TableExpr("bounded_chunk_terms").
+				Where("term IN (?)", bun.List(terms)).GroupExpr("chunk_id")
+			return s.db.NewSelect().TableExpr("(?) AS m", shared).Join("JOIN bounded_chunks AS c ON c.id = m.chunk_id").Where(where, whereArgs...)
+		}
 		// The score key of a cursor is turned back into the shared-term count
 		// SQL orders by: score = float32(shared)/float32(len(terms)) exactly.
 		toShared := func(v any) any {
@@ -89,11 +91,11 @@ func (s *Store) SearchCode(ctx context.Context, q ports.CodeQuery, p bounded.Pag
 			return int64(math.Round(f * float64(len(terms))))
 		}
 		pq := paged{
-			countFrom: from + where, countArgs: args,
-			page: "SELECT c.id AS id, c.file_path AS file_path, c.language AS language, c.start_line AS start_line, c.end_line AS end_line," +
-				" c.content AS content, c.context_before AS context_before, c.context_after AS context_after, m.shared AS shared" +
-				" FROM " + from + where + "{K} ORDER BY {O}",
-			pageArgs: args,
+			count: matched(),
+			page: func(c clauses) *bun.SelectQuery {
+				return c.apply(matched().ColumnExpr("c.id AS id, c.file_path AS file_path, c.language AS language, c.start_line AS start_line, c.end_line AS end_line," +
+					" c.content AS content, c.context_before AS context_before, c.context_after AS context_after, m.shared AS shared"))
+			},
 			keys: []key{{inner: "m.shared", outer: "p.shared", desc: true, num: true, conv: toShared}, {inner: "c.file_path", outer: "p.file_path"},
 				{inner: "c.start_line", outer: "p.start_line", num: true}, {inner: "c.id", outer: "p.id"}},
 		}

@@ -114,23 +114,24 @@ func (s *Store) walk(ctx context.Context, id string, maxDepth int) ([][]string, 
 // descendantsPage reads the page of req over the notes of levels (by
 // depth, from 1), and whether note id exists, in one statement.
 func (s *Store) descendantsPage(ctx context.Context, id string, levels [][]string, req bounded.Request) (bounded.Rows[ports.Descendant], bool, error) {
-	// below(id, depth) lists the notes reached, each with its depth; the
+	// below (id, depth) lists the notes reached, each with its depth; the
 	// lookups in bounded_notes turn each level's ID list into rows.
 	var below []string
 	var belowArgs []any
 	for i, ids := range levels {
-		below = append(below, "SELECT id, ? AS depth FROM bounded_notes WHERE id IN (?)")
+		below = append(below, "SELECT id AS id, ? AS depth FROM bounded_notes WHERE id IN (?)")
 		belowArgs = append(belowArgs, i+1, bun.List(ids))
 	}
 	if len(below) == 0 {
 		below = []string{"SELECT id, 1 AS depth FROM bounded_notes WHERE 1 = 0"}
 	}
 	q := paged{
-		with:      "WITH below(id, depth) AS (" + strings.Join(below, " UNION ALL ") + ")",
-		withArgs:  belowArgs,
-		countFrom: "below",
-		extra:     []string{foundNote}, extraArgs: []any{id},
-		page: "SELECT " + noteRefCols + ", d.depth AS depth FROM below d JOIN bounded_notes n ON n.id = d.id WHERE 1 = 1{K} ORDER BY {O}",
+		with:  []cte{{"below", s.db.NewRaw(strings.Join(below, " UNION ALL "), belowArgs...)}},
+		count: s.from("below", ""),
+		extra: []column{foundNote(id)},
+		page: func(c clauses) *bun.SelectQuery {
+			return c.apply(s.from("below AS d", "").Join("JOIN bounded_notes AS n ON n.id = d.id").ColumnExpr(noteRefCols + ", d.depth AS depth"))
+		},
 		keys: []key{{inner: "d.depth", outer: "p.depth", num: true}, {inner: "n.title", outer: "p.title"}, {inner: "n.id", outer: "p.id"}},
 	}
 	page, ext, err := collect(ctx, s, q, req, ports.ByDepth, func(counts []any, rows *sql.Rows) (ports.Descendant, bool, error) {

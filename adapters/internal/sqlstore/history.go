@@ -51,13 +51,13 @@ func (s *Store) ResponseHistory(ctx context.Context, endpointID string, p bounde
 			return bounded.Rows[ports.RunView]{}, err
 		}
 		q := paged{
-			countFrom: "bounded_runs r WHERE r.endpoint_id = ?", countArgs: []any{endpointID},
-			page: "SELECT r.id AS id, r.endpoint_id AS endpoint_id, r.started_at AS started_at, r.finished_at AS finished_at, r.status AS status," +
-				" r.status_code AS status_code, substr(r.body, 1, ?) AS body, r.body_chars AS body_chars" +
-				" FROM (SELECT id FROM bounded_runs" + s.d.index("bounded_runs_history") + " WHERE endpoint_id = ?{K} ORDER BY {O} {L}) AS k " +
-				s.keyJoin("bounded_runs", "r", "id"),
-			pageArgs: []any{ports.HistoryBodyChars, endpointID},
-			keys:     []key{{inner: "started_at", outer: "p.started_at", desc: true, num: true}, {inner: "id", outer: "p.id", desc: true}},
+			count: s.from("bounded_runs AS r", "r.endpoint_id = ?", endpointID),
+			page: func(c clauses) *bun.SelectQuery {
+				ids := c.apply(s.from("bounded_runs"+s.d.index("bounded_runs_history"), "endpoint_id = ?", endpointID).ColumnExpr("id"))
+				return s.deferredJoin(ids, "bounded_runs", "r", "id", "r.id AS id, r.endpoint_id AS endpoint_id, r.started_at AS started_at, r.finished_at AS finished_at, r.status AS status,"+
+					" r.status_code AS status_code, substr(r.body, 1, ?) AS body, r.body_chars AS body_chars", ports.HistoryBodyChars)
+			},
+			keys: []key{{inner: "started_at", outer: "p.started_at", desc: true, num: true}, {inner: "id", outer: "p.id", desc: true}},
 		}
 		rows, _, err := collect(ctx, s, q, req, ports.ByStartedDesc, func(counts []any, rows *sql.Rows) (ports.RunView, bool, error) {
 			var id, endpoint, status, body string

@@ -122,8 +122,10 @@ func TestNullableKeys(t *testing.T) {
 				want := slices.Clone(rows)
 				slices.SortFunc(want, o.Compare)
 				q := paged{
-					countFrom: "keyset_t k",
-					page:      "SELECT k.id AS id, k.n AS n, k.s AS s FROM keyset_t k WHERE 1 = 1{K} ORDER BY {O}",
+					count: st.from("keyset_t AS k", ""),
+					page: func(c clauses) *bun.SelectQuery {
+						return c.apply(st.from("keyset_t AS k", "").ColumnExpr("k.id AS id, k.n AS n, k.s AS s"))
+					},
 					keys: []key{{inner: "k.n", outer: "p.n", desc: dirs[0], num: true, nullable: true},
 						{inner: "k.s", outer: "p.s", desc: dirs[1], nullable: true}, {inner: "k.id", outer: "p.id"}},
 				}

@@ -127,7 +127,7 @@ func (s *Store) searchExact(ctx context.Context, q ports.NodeQuery, req bounded.
 		return s.nodeMatches(ctx, s.searchExactGIN(qs, tagWhere, tagArgs), req, ports.Exact)
 	}
 	match, args := s.exactMatch(qs, "bounded_entity_observations o")
-	return s.nodeMatches(ctx, exactPage(match, args, tagWhere, tagArgs), req, ports.Exact)
+	return s.nodeMatches(ctx, s.exactPage(match, args, tagWhere, tagArgs), req, ports.Exact)
 }
 
 // float32Round is a SQL expression rounding the double x to the nearest
@@ -177,21 +177,25 @@ func (s *Store) searchTrigramTable(ctx context.Context, q ports.NodeQuery, req b
 		// No query can match: the exact total is 0.
 		return bounded.Rows[ports.NodeMatch]{Count: 0, Keys: ports.NodeOrder(ports.Fuzzy).Keys}, nil
 	}
-	where := " WHERE m.score > ?"
+	where := "m.score > ?"
 	for _, w := range tagWhere {
 		where += " AND " + w
 	}
 	whereArgs := append([]any{float32Below(q.Threshold)}, tagArgs...)
+	matched := func() *bun.SelectQuery {
+		return s.from("matched AS m", where, whereArgs...).Join("JOIN bounded_entities AS e ON e.name = m.name")
+	}
 	pq := paged{
-		with: "WITH sims AS (" + strings.Join(parts, "\nUNION ALL\n") + `),
-		best AS (SELECT name, max(sim) AS sim FROM sims GROUP BY name),
-		matched AS (SELECT name, ` + fmt.Sprintf(float32Round, "sim") + ` AS score FROM best)`,
-		withArgs:  args,
-		countFrom: "matched m JOIN bounded_entities e ON e.name = m.name" + where,
-		countArgs: whereArgs,
-		page:      "SELECT " + entityCols + ", m.score AS score FROM matched m JOIN bounded_entities e ON e.name = m.name" + where + "{K} ORDER BY {O}",
-		pageArgs:  whereArgs,
-		keys:      []key{{inner: "m.score", outer: "p.score", desc: true, num: true}, {inner: "e.name", outer: "p.name"}},
+		with: []cte{
+			{"sims", s.db.NewRaw(strings.Join(parts, "\nUNION ALL\n"), args...)},
+			{"best", s.db.NewRaw("SELECT name, max(sim) AS sim FROM sims GROUP BY name")},
+			{"matched", s.db.NewRaw("SELECT name, " + fmt.Sprintf(float32Round, "sim") + " AS score FROM best")},
+		},
+		count: matched(),
+		page: func(c clauses) *bun.SelectQuery {
+			return c.apply(matched().ColumnExpr(entityCols + ", m.score AS score"))
+		},
+		keys: []key{{inner: "m.score", outer: "p.score", desc: true, num: true}, {inner: "e.name", outer: "p.name"}},
 	}
 	return s.nodeMatches(ctx, pq, req, ports.Fuzzy)
 }
@@ -215,17 +219,18 @@ func (s *Store) searchPgTrgm(ctx context.Context, q ports.NodeQuery, req bounded
 		score = "greatest(" + strings.Join(sims, ", ") + ")"
 	}
 	score = fmt.Sprintf(s.d.Float8, score)
-	where := " WHERE (" + strings.Join(ops, " OR ") + ")"
+	where := "(" + strings.Join(ops, " OR ") + ")"
 	for _, w := range tagWhere {
 		where += " AND " + w
 	}
 	whereArgs := append(opArgs, tagArgs...)
 	pq := paged{
-		with:      "WITH matched AS (SELECT " + entityCols + ", " + score + " AS score FROM bounded_entities e" + where + ")",
-		withArgs:  append(append([]any(nil), simArgs...), whereArgs...),
-		countFrom: "matched",
-		page:      "SELECT * FROM matched WHERE 1 = 1{K} ORDER BY {O}",
-		keys:      []key{{inner: "score", outer: "p.score", desc: true, num: true}, {inner: "name", outer: "p.name"}},
+		with:  []cte{{"matched", s.from("bounded_entities AS e", where, whereArgs...).ColumnExpr(entityCols+", "+score+" AS score", simArgs...)}},
+		count: s.from("matched", ""),
+		page: func(c clauses) *bun.SelectQuery {
+			return c.apply(s.from("matched", "").ColumnExpr("*"))
+		},
+		keys: []key{{inner: "score", outer: "p.score", desc: true, num: true}, {inner: "name", outer: "p.name"}},
 	}
 	threshold := strconv.FormatFloat(q.Threshold, 'g', -1, 64)
 	var page bounded.Rows[ports.NodeMatch]

@@ -254,10 +254,9 @@ func (s *Store) searchExactFTS5(qs []string, tagWhere []string, tagArgs []any) p
 	// CROSS JOIN makes SQLite read cand first, then each candidate
 	// observation by its key, where its estimates might rather scan them.
 	match, args := s.exactMatch(qs, "cand CROSS JOIN bounded_entity_observations o ON o.name = cand.name AND o.pos = cand.pos")
-	pq := exactPage("e.name IN (SELECT cand.name FROM cand) AND "+match, args, tagWhere, tagArgs)
-	pq.with = "WITH cand AS MATERIALIZED (SELECT i.name AS name, i.pos AS pos FROM bounded_entities_fts f" +
-		" JOIN bounded_entity_fts_ids i ON i.rid = f.rowid WHERE bounded_entities_fts MATCH ?)"
-	pq.withArgs = []any{ftsQuery(qs)}
+	pq := s.exactPage("e.name IN (SELECT cand.name FROM cand) AND "+match, args, tagWhere, tagArgs)
+	pq.with = []cte{{"cand", s.db.NewRaw("SELECT i.name AS name, i.pos AS pos FROM bounded_entities_fts f"+
+		" JOIN bounded_entity_fts_ids i ON i.rid = f.rowid WHERE bounded_entities_fts MATCH ?", ftsQuery(qs))}}
 	return pq
 }
 
@@ -292,22 +291,23 @@ func (s *Store) searchExactGIN(qs []string, tagWhere []string, tagArgs []any) pa
 	for _, a := range [][]any{likeArgs, namedArgs, obsLikeArgs, obsInArgs} {
 		args = append(args, a...)
 	}
-	return exactPage(where, args, tagWhere, tagArgs)
+	return s.exactPage(where, args, tagWhere, tagArgs)
 }
 
 // exactPage is the paged statement of SearchNodes in Exact mode over the
 // entities e meeting cond (with its arguments args) and every condition
 // of tagWhere (with tagArgs).
-func exactPage(cond string, args []any, tagWhere []string, tagArgs []any) paged {
-	where := " WHERE " + cond
+func (s *Store) exactPage(cond string, args []any, tagWhere []string, tagArgs []any) paged {
+	where := cond
 	for _, w := range tagWhere {
 		where += " AND " + w
 	}
 	args = append(args[:len(args):len(args)], tagArgs...)
 	return paged{
-		countFrom: "bounded_entities e" + where, countArgs: args,
-		page:     "SELECT " + entityCols + ", 1.0 AS score FROM bounded_entities e" + where + "{K} ORDER BY {O}",
-		pageArgs: args,
-		keys:     []key{{inner: "e.updated_at", outer: "p.updated_at", desc: true, num: true}, {inner: "e.name", outer: "p.name"}},
+		count: s.from("bounded_entities AS e", where, args...),
+		page: func(c clauses) *bun.SelectQuery {
+			return c.apply(s.from("bounded_entities AS e", where, args...).ColumnExpr(entityCols + ", 1.0 AS score"))
+		},
+		keys: []key{{inner: "e.updated_at", outer: "p.updated_at", desc: true, num: true}, {inner: "e.name", outer: "p.name"}},
 	}
 }

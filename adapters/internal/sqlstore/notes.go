@@ -16,9 +16,10 @@ import (
 // noteRefCols are the columns of a NoteRef in page queries over notes n.
 const noteRefCols = "n.id AS id, n.title AS title, n.tags AS tags, n.updated_at AS updated_at"
 
-// foundNote is a count subquery column: 1 when the note named by its
-// argument exists, 0 otherwise.
-const foundNote = "(SELECT count(*) FROM bounded_notes WHERE id = ?) AS found"
+// foundNote is a count column: 1 when note id exists, 0 otherwise.
+func foundNote(id string) column {
+	return column{"(SELECT count(*) FROM bounded_notes WHERE id = ?) AS found", []any{id}}
+}
 
 // existsTarget is 1 when the internal link l's target note exists.
 const existsTarget = "CASE WHEN l.is_external = 0 AND EXISTS (SELECT 1 FROM bounded_notes t WHERE t.id = l.target) THEN 1 ELSE 0 END"
@@ -240,29 +241,32 @@ func (s *Store) ListNotes(ctx context.Context, f ports.ListFilter, p bounded.Pag
 				args = append(args, lo, hi)
 			}
 			q = paged{
-				countFrom: "bounded_note_tags t WHERE " + where, countArgs: args,
-				page: "SELECT " + noteRefCols + " FROM (SELECT t.note_id AS id FROM bounded_note_tags t" + s.d.index("bounded_note_tags_list") + " WHERE " + where +
-					"{K} ORDER BY {O} {L}) AS k " + s.keyJoin("bounded_notes", "n", "id"),
-				pageArgs: args,
-				keys:     updatedKeys("t.updated_at", "t.note_id"),
+				count: s.from("bounded_note_tags AS t", where, args...),
+				page: func(c clauses) *bun.SelectQuery {
+					ids := c.apply(s.from("bounded_note_tags AS t"+s.d.index("bounded_note_tags_list"), where, args...).ColumnExpr("t.note_id AS id"))
+					return s.deferredJoin(ids, "bounded_notes", "n", "id", noteRefCols)
+				},
+				keys: updatedKeys("t.updated_at", "t.note_id"),
 			}
 		} else {
 			// The count of every note has no WHERE at all: SQLite counts a
 			// whole table from its B-tree's pages (12x faster than a scan,
 			// which even WHERE 1 = 1 forces).
-			where, countWhere, args := " WHERE 1 = 1", "", []any(nil)
+			where, args := "", []any(nil)
 			if f.Folder != "" {
 				lo, hi := folderRange(f.Folder)
-				where, args = " WHERE n.id >= ? AND n.id < ?", []any{lo, hi}
-				countWhere = where
+				where, args = "n.id >= ? AND n.id < ?", []any{lo, hi}
 			}
 			q = paged{
-				countFrom: "bounded_notes n" + countWhere, countArgs: args,
-				page: "SELECT " + noteRefCols + " FROM (SELECT n.id AS id FROM bounded_notes n" + s.d.index("bounded_notes_updated") + where +
-					"{K} ORDER BY {O} {L}) AS k " + s.keyJoin("bounded_notes", "n", "id"),
-				direct:   "SELECT " + noteRefCols + " FROM bounded_notes n" + where + "{K} ORDER BY {O} {L}",
-				pageArgs: args,
-				keys:     updatedKeys("n.updated_at", "n.id"),
+				count: s.from("bounded_notes AS n", where, args...),
+				page: func(c clauses) *bun.SelectQuery {
+					ids := c.apply(s.from("bounded_notes AS n"+s.d.index("bounded_notes_updated"), where, args...).ColumnExpr("n.id AS id"))
+					return s.deferredJoin(ids, "bounded_notes", "n", "id", noteRefCols)
+				},
+				direct: func(c clauses) *bun.SelectQuery {
+					return c.apply(s.from("bounded_notes AS n", where, args...).ColumnExpr(noteRefCols))
+				},
+				keys: updatedKeys("n.updated_at", "n.id"),
 			}
 		}
 		rows, _, err := collect(ctx, s, q, req, ports.ByUpdatedDesc, noteRefRow)
@@ -347,12 +351,13 @@ func (s *Store) SearchByLinks(ctx context.Context, q ports.LinkQuery, p bounded.
 		if q.BrokenLinks {
 			conds = append(conds, "n.id IN (SELECT l.source_id FROM bounded_note_links l WHERE l.is_external = 0 AND NOT EXISTS (SELECT 1 FROM bounded_notes t WHERE t.id = l.target))")
 		}
-		where := " WHERE " + strings.Join(conds, " AND ")
+		where := strings.Join(conds, " AND ")
 		pq := paged{
-			countFrom: "bounded_notes n" + where, countArgs: args,
-			page:     "SELECT " + noteRefCols + " FROM bounded_notes n" + where + "{K} ORDER BY {O}",
-			pageArgs: args,
-			keys:     updatedKeys("n.updated_at", "n.id"),
+			count: s.from("bounded_notes AS n", where, args...),
+			page: func(c clauses) *bun.SelectQuery {
+				return c.apply(s.from("bounded_notes AS n", where, args...).ColumnExpr(noteRefCols))
+			},
+			keys: updatedKeys("n.updated_at", "n.id"),
 		}
 		rows, _, err := collect(ctx, s, pq, req, ports.ByUpdatedDesc, noteRefRow)
 		return rows, err
@@ -388,11 +393,13 @@ func (s *Store) FindBrokenLinks(ctx context.Context, p bounded.Page) (bounded.Pa
 		if err := ctx.Err(); err != nil {
 			return bounded.Rows[ports.LinkRef]{}, err
 		}
-		const where = " WHERE l.is_external = 0 AND NOT EXISTS (SELECT 1 FROM bounded_notes t WHERE t.id = l.target)"
+		const where = "l.is_external = 0 AND NOT EXISTS (SELECT 1 FROM bounded_notes t WHERE t.id = l.target)"
 		q := paged{
-			countFrom: "bounded_note_links l" + where,
-			page:      "SELECT " + linkRefCols + " FROM bounded_note_links l" + where + "{K} ORDER BY {O}",
-			keys:      linkKeys,
+			count: s.from("bounded_note_links AS l", where),
+			page: func(c clauses) *bun.SelectQuery {
+				return c.apply(s.from("bounded_note_links AS l", where).ColumnExpr(linkRefCols))
+			},
+			keys: linkKeys,
 		}
 		rows, _, err := collect(ctx, s, q, req, ports.BySourcePosition, linkRefRow)
 		return rows, err
@@ -411,21 +418,22 @@ func (s *Store) NoteLinks(ctx context.Context, id string, p ports.NoteLinksPages
 		return ports.NoteLinks{}, err
 	}
 	wheres := [3]string{
-		" WHERE l.source_id = ? AND l.is_external = 0",
-		" WHERE l.source_id = ? AND l.is_external = 1",
-		" WHERE l.target = ? AND l.is_external = 0",
+		"l.source_id = ? AND l.is_external = 0",
+		"l.source_id = ? AND l.is_external = 1",
+		"l.target = ? AND l.is_external = 0",
 	}
 	scopes := ports.NoteLinksScopes(id)
 	var out [3]bounded.Paged[ports.LinkRef]
 	for i, where := range wheres {
 		q := paged{
-			countFrom: "bounded_note_links l" + where, countArgs: []any{id},
-			page:     "SELECT " + linkRefCols + " FROM bounded_note_links l" + where + "{K} ORDER BY {O}",
-			pageArgs: []any{id},
-			keys:     linkKeys,
+			count: s.from("bounded_note_links AS l", where, id),
+			page: func(c clauses) *bun.SelectQuery {
+				return c.apply(s.from("bounded_note_links AS l", where, id).ColumnExpr(linkRefCols))
+			},
+			keys: linkKeys,
 		}
 		if i == 0 {
-			q.extra, q.extraArgs = []string{foundNote}, []any{id}
+			q.extra = []column{foundNote(id)}
 		}
 		page, err := fetch(ctx, s, pages[i], ports.NoteLinksLimits, scopes[i], func(ctx context.Context, req bounded.Request) (bounded.Rows[ports.LinkRef], error) {
 			rows, extra, err := collect(ctx, s, q, req, ports.BySourcePosition, linkRefRow)
@@ -456,11 +464,12 @@ func (s *Store) Backlinks(ctx context.Context, id string, p bounded.Page) (bound
 			return bounded.Rows[ports.NoteRef]{}, err
 		}
 		q := paged{
-			countFrom: "bounded_note_backlinks b WHERE b.target = ?", countArgs: []any{id},
-			page: "SELECT " + noteRefCols + " FROM (SELECT b.source_id AS id FROM bounded_note_backlinks b" + s.d.index("bounded_note_backlinks_list") +
-				" WHERE b.target = ?{K} ORDER BY {O} {L}) AS k " + s.keyJoin("bounded_notes", "n", "id"),
-			pageArgs: []any{id},
-			keys:     updatedKeys("b.updated_at", "b.source_id"),
+			count: s.from("bounded_note_backlinks AS b", "b.target = ?", id),
+			page: func(c clauses) *bun.SelectQuery {
+				ids := c.apply(s.from("bounded_note_backlinks AS b"+s.d.index("bounded_note_backlinks_list"), "b.target = ?", id).ColumnExpr("b.source_id AS id"))
+				return s.deferredJoin(ids, "bounded_notes", "n", "id", noteRefCols)
+			},
+			keys: updatedKeys("b.updated_at", "b.source_id"),
 		}
 		rows, _, err := collect(ctx, s, q, req, ports.ByUpdatedDesc, noteRefRow)
 		return rows, err
@@ -480,12 +489,12 @@ func (s *Store) Children(ctx context.Context, id string, p bounded.Page) (bounde
 		}
 		// Parent edges are stored only for existing notes: every child exists.
 		q := paged{
-			countFrom: "bounded_note_parents r WHERE r.parent_id = ?", countArgs: []any{id},
-			extra: []string{foundNote}, extraArgs: []any{id},
-			page: "SELECT " + noteRefCols + " FROM bounded_note_parents r JOIN bounded_notes n ON n.id = r.note_id" +
-				" WHERE r.parent_id = ?{K} ORDER BY {O}",
-			pageArgs: []any{id},
-			keys:     titleKeys,
+			count: s.from("bounded_note_parents AS r", "r.parent_id = ?", id),
+			extra: []column{foundNote(id)},
+			page: func(c clauses) *bun.SelectQuery {
+				return c.apply(s.from("bounded_note_parents AS r", "r.parent_id = ?", id).Join("JOIN bounded_notes AS n ON n.id = r.note_id").ColumnExpr(noteRefCols))
+			},
+			keys: titleKeys,
 		}
 		return s.noteRefsOf(ctx, q, req, id)
 	})
@@ -515,13 +524,16 @@ func (s *Store) Parents(ctx context.Context, id string, p bounded.Page) (bounded
 		if err := ctx.Err(); err != nil {
 			return bounded.Rows[ports.NoteRef]{}, err
 		}
-		const from = "bounded_note_parents r JOIN bounded_notes n ON n.id = r.parent_id WHERE r.note_id = ?"
+		from := func() *bun.SelectQuery {
+			return s.from("bounded_note_parents AS r", "r.note_id = ?", id).Join("JOIN bounded_notes AS n ON n.id = r.parent_id")
+		}
 		q := paged{
-			countFrom: from, countArgs: []any{id},
-			extra: []string{foundNote}, extraArgs: []any{id},
-			page:     "SELECT " + noteRefCols + " FROM " + from + "{K} ORDER BY {O}",
-			pageArgs: []any{id},
-			keys:     titleKeys,
+			count: from(),
+			extra: []column{foundNote(id)},
+			page: func(c clauses) *bun.SelectQuery {
+				return c.apply(from().ColumnExpr(noteRefCols))
+			},
+			keys: titleKeys,
 		}
 		return s.noteRefsOf(ctx, q, req, id)
 	})
@@ -538,17 +550,18 @@ func (s *Store) RelatedNotes(ctx context.Context, id string, p bounded.Page) (bo
 		if err := ctx.Err(); err != nil {
 			return bounded.Rows[ports.Related]{}, err
 		}
+		raw := s.db.NewRaw
 		q := paged{
-			with: `WITH base_tags AS (SELECT tag FROM bounded_note_tags WHERE note_id = ?),
-		base_targets AS (SELECT DISTINCT target FROM bounded_note_links WHERE source_id = ? AND is_external = 0),
-		st AS (SELECT t.note_id AS id, count(*) AS c FROM bounded_note_tags t JOIN base_tags b ON b.tag = t.tag GROUP BY t.note_id),
-		sl AS (SELECT x.source_id AS id, count(*) AS c FROM (
+			with: []cte{
+				{"base_tags", raw("SELECT tag FROM bounded_note_tags WHERE note_id = ?", id)},
+				{"base_targets", raw("SELECT DISTINCT target FROM bounded_note_links WHERE source_id = ? AND is_external = 0", id)},
+				{"st", raw("SELECT t.note_id AS id, count(*) AS c FROM bounded_note_tags t JOIN base_tags b ON b.tag = t.tag GROUP BY t.note_id")},
+				{"sl", raw(`SELECT x.source_id AS id, count(*) AS c FROM (
 			SELECT DISTINCT l.source_id, l.target FROM bounded_note_links l JOIN base_targets b ON b.target = l.target WHERE l.is_external = 0
-		) AS x GROUP BY x.source_id),
-		lf AS (SELECT DISTINCT source_id AS id FROM bounded_note_links WHERE target = ? AND is_external = 0),
-		cand AS (SELECT id FROM st UNION SELECT id FROM sl UNION SELECT target FROM base_targets UNION SELECT id FROM lf),
-		scored AS (
-			SELECT n.id, n.title, n.tags, n.updated_at,
+		) AS x GROUP BY x.source_id`)},
+				{"lf", raw("SELECT DISTINCT source_id AS id FROM bounded_note_links WHERE target = ? AND is_external = 0", id)},
+				{"cand", raw("SELECT id FROM st UNION SELECT id FROM sl UNION SELECT target FROM base_targets UNION SELECT id FROM lf")},
+				{"scored", raw(`SELECT n.id, n.title, n.tags, n.updated_at,
 				COALESCE(st.c, 0) AS shared_tags, COALESCE(sl.c, 0) AS shared_links,
 				CASE WHEN bt.target IS NULL THEN 0 ELSE 1 END AS links_to,
 				CASE WHEN lf.id IS NULL THEN 0 ELSE 1 END AS linked_from
@@ -557,13 +570,14 @@ func (s *Store) RelatedNotes(ctx context.Context, id string, p bounded.Page) (bo
 			LEFT JOIN sl ON sl.id = n.id
 			LEFT JOIN base_targets bt ON bt.target = n.id
 			LEFT JOIN lf ON lf.id = n.id
-			WHERE n.id <> ?
-		),
-		rel AS (SELECT scored.*, shared_tags + shared_links + CASE WHEN links_to = 1 OR linked_from = 1 THEN 2 ELSE 0 END AS score FROM scored)`,
-			withArgs:  []any{id, id, id, id},
-			countFrom: "rel",
-			extra:     []string{foundNote}, extraArgs: []any{id},
-			page: "SELECT id, title, tags, updated_at, shared_tags, shared_links, links_to, linked_from, score FROM rel WHERE 1 = 1{K} ORDER BY {O}",
+			WHERE n.id <> ?`, id)},
+				{"rel", raw("SELECT scored.*, shared_tags + shared_links + CASE WHEN links_to = 1 OR linked_from = 1 THEN 2 ELSE 0 END AS score FROM scored")},
+			},
+			count: s.from("rel", ""),
+			extra: []column{foundNote(id)},
+			page: func(c clauses) *bun.SelectQuery {
+				return c.apply(s.from("rel", "").ColumnExpr("id, title, tags, updated_at, shared_tags, shared_links, links_to, linked_from, score"))
+			},
 			keys: []key{{inner: "score", outer: "p.score", desc: true, num: true}, {inner: "id", outer: "p.id"}},
 		}
 		page, ext, err := collect(ctx, s, q, req, ports.ByRelatedScore, func(counts []any, rows *sql.Rows) (ports.Related, bool, error) {

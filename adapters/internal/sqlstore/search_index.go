@@ -204,10 +204,11 @@ func (s *Store) searchNotesQuery(q string, indexed bool) paged {
 		}
 	}
 	return paged{
-		countFrom: "bounded_notes n WHERE " + where, countArgs: args,
-		page: "SELECT * FROM (SELECT " + noteRefCols + ", CASE WHEN " + in("n.title_fold") + " THEN 0 ELSE 1 END AS rnk FROM bounded_notes n WHERE " + where +
-			") AS m WHERE 1 = 1{K} ORDER BY {O}",
-		pageArgs: append([]any{q}, args...),
+		count: s.from("bounded_notes AS n", where, args...),
+		page: func(c clauses) *bun.SelectQuery {
+			ranked := s.from("bounded_notes AS n", where, args...).ColumnExpr(noteRefCols+", CASE WHEN "+in("n.title_fold")+" THEN 0 ELSE 1 END AS rnk", q)
+			return c.apply(s.db.NewSelect().ColumnExpr("*").TableExpr("(?) AS m", ranked))
+		},
 		keys: []key{{inner: "m.rnk", outer: "p.rnk", num: true}, {inner: "m.updated_at", outer: "p.updated_at", desc: true, num: true},
 			{inner: "m.id", outer: "p.id"}},
 	}

@@ -8,10 +8,12 @@
 // unique id, LIMIT n+1 OFFSET m, or after a cursor's keys by a row-value
 // keyset predicate) are read together, so they come from one snapshot on
 // every engine and in every isolation level, and the total is there even
-// for an offset past the end. Inputs are validated
-// with the helpers of package ports and bounded before any SQL runs; every
-// value reaches SQL as a bun argument (bun quotes it for the dialect), never
-// spliced into the query text by this package.
+// for an offset past the end. Statements are built with bun's query
+// builder, their keyset predicates and orders by package keyset, as
+// package bunpage builds its own. Inputs are validated with the helpers of
+// package ports and bounded before any SQL runs; every value reaches SQL
+// as a bun argument (bun quotes it for the dialect), never spliced into
+// the query text by this package.
 package sqlstore
 
 import (
@@ -89,37 +91,71 @@ type key struct {
 }
 
 // paged is one paged statement: a count of the matching rows and a page of
-// them, read together.
+// them, read together by [Store.run].
 type paged struct {
-	// with is an optional WITH clause (without the final SELECT), shared by
-	// count and page.
-	with     string
-	withArgs []any
-	// countFrom is what the total counts: "FROM" and "WHERE" parts without
-	// the keyword FROM, e.g. "bounded_notes n WHERE n.id >= ?".
-	countFrom string
-	countArgs []any
-	// extra are more count columns (e.g. whether the named note exists),
-	// each "expression AS name", read with the total; extraArgs their
-	// arguments.
-	extra     []string
-	extraArgs []any
-	// page is the SELECT of the page's rows, a template with markers:
-	// {O} is replaced by the ORDER BY list of keys, {K} by " AND (the
-	// keyset predicate)" for a cursor request (nothing otherwise), {L} by
-	// "LIMIT ? OFFSET ?" (appended at the end when absent). {K} must follow
-	// a WHERE condition. Its output columns must have distinct names.
-	// A {L} inside a subquery selecting keys from a covering index
-	// ("deferred join") means rows skipped by the OFFSET or the keyset are
-	// never fetched or joined.
-	page string
-	// direct, when set, is page without its deferred join, with the same
-	// arguments: run uses it for a page that skips no row (a cursor page,
-	// or offset 0), where the join would only look each row up twice.
-	direct   string
-	pageArgs []any
+	// with are common table expressions of the statement, which count
+	// and page may read.
+	with []cte
+	// count selects the rows the total counts: its FROM and WHERE, to
+	// which run adds the columns (and the cap's LIMIT) of a clone.
+	count *bun.SelectQuery
+	// extra are more count columns (e.g. whether the named note exists,
+	// [foundNote]), read with the total.
+	extra []column
+	// page returns the SELECT of the page's rows, given the page's
+	// clauses to apply where they are selected: c.apply(q) for a query
+	// read directly; a deferred join applies them to a subquery selecting
+	// the page's keys from a covering index, so that rows skipped by the
+	// OFFSET or the keyset are never fetched or joined. Its output columns
+	// must have distinct names.
+	page func(c clauses) *bun.SelectQuery
+	// direct, when set, is page without its deferred join: run uses it
+	// for a page that skips no row (a cursor page, or offset 0), where the
+	// join would only look each row up twice.
+	direct func(c clauses) *bun.SelectQuery
 	// keys are the sort keys, ending with the unique id.
 	keys []key
+}
+
+// cte is a common table expression named name.
+type cte struct {
+	name string
+	q    bun.Query
+}
+
+// column is a column expression of a SELECT and its arguments.
+type column struct {
+	expr string
+	args []any
+}
+
+// clauses are a page's keyset predicate (none without a cursor), ORDER BY
+// and LIMIT/OFFSET, for a [paged] page to apply to the query selecting
+// its rows.
+type clauses struct {
+	pred          string
+	predArgs      []any
+	order         string
+	orderArgs     []any
+	limit, offset int
+}
+
+// keyset adds the keyset predicate to q's WHERE.
+func (c clauses) keyset(q *bun.SelectQuery) *bun.SelectQuery {
+	if c.pred == "" {
+		return q
+	}
+	return q.Where(c.pred, c.predArgs...)
+}
+
+// apply adds the keyset predicate, the ORDER BY of the keys and the limit
+// to q.
+func (c clauses) apply(q *bun.SelectQuery) *bun.SelectQuery {
+	q = c.keyset(q).OrderExpr(c.order, c.orderArgs...).Limit(int64(c.limit))
+	if c.offset > 0 {
+		q = q.Offset(int64(c.offset))
+	}
+	return q
 }
 
 // style is how the dialect's keysets and orders are written: numeric
@@ -170,42 +206,6 @@ func (s *Store) orderBy(keys []key, outer, backward bool) (string, []any) {
 	return keyset.OrderBy(keysetKeys(keys, outer), backward, s.style())
 }
 
-// expand replaces the markers of a template (see [paged]) and returns the
-// SQL and its arguments in placeholder order: each ? of tmpl takes the next
-// of args, each marker its own.
-func expand(tmpl string, args []any, marks map[string]func() (string, []any)) (string, []any, error) {
-	var b strings.Builder
-	out := make([]any, 0, len(args)+4)
-	next := 0
-	for i := 0; i < len(tmpl); i++ {
-		c := tmpl[i]
-		switch {
-		case c == '?':
-			if next >= len(args) {
-				return "", nil, fmt.Errorf("sqlstore: template has more placeholders than its %d arguments", len(args))
-			}
-			out = append(out, args[next])
-			next++
-			b.WriteByte(c)
-		case c == '{' && i+2 < len(tmpl) && tmpl[i+2] == '}':
-			m, ok := marks[tmpl[i+1:i+2]]
-			if !ok {
-				return "", nil, fmt.Errorf("sqlstore: unknown marker %s", tmpl[i:i+3])
-			}
-			sql, margs := m()
-			b.WriteString(sql)
-			out = append(out, margs...)
-			i += 2
-		default:
-			b.WriteByte(c)
-		}
-	}
-	if next != len(args) {
-		return "", nil, fmt.Errorf("sqlstore: template has %d placeholders for %d arguments", next, len(args))
-	}
-	return b.String(), out, nil
-}
-
 // run executes the statement
 //
 //	WITH ... SELECT c.*, p.* FROM (SELECT total, extra...) AS c
@@ -224,72 +224,41 @@ func expand(tmpl string, args []any, marks map[string]func() (string, []any)) (s
 // page is empty there is one row whose page columns are NULL: scan must
 // accept NULLs (see the n* scanners) and the caller drops that row.
 func (s *Store) run(ctx context.Context, q paged, req bounded.Request, scan func(rows *sql.Rows) error) error {
-	var b strings.Builder
-	var args []any
-	if q.with != "" {
-		b.WriteString(q.with)
-		b.WriteString("\n")
-		args = append(args, q.withArgs...)
+	backward := req.Backward()
+	c := clauses{limit: req.Limit + 1, offset: req.Offset}
+	if req.At != nil {
+		pred, args, err := s.after(q.keys, req.At)
+		if err != nil {
+			return err
+		}
+		c.pred, c.predArgs, c.offset = pred, args, 0
 	}
-	b.WriteString("SELECT c.*, p.* FROM (SELECT ")
+	c.order, c.orderArgs = s.orderBy(q.keys, false, backward)
+	page := q.page
+	if q.direct != nil && c.offset == 0 {
+		page = q.direct
+	}
+	counts := s.db.NewSelect()
 	switch req.Count {
 	case bounded.CountExact:
-		b.WriteString("(SELECT count(*) FROM " + q.countFrom + ")")
-		args = append(args, q.countArgs...)
+		counts = counts.ColumnExpr("(?) AS total", q.count.Clone().ColumnExpr("count(*)"))
 	case bounded.CountCapped:
-		b.WriteString("(SELECT count(*) FROM (SELECT 1 AS one FROM " + q.countFrom + " LIMIT ?) AS cc)")
-		args = append(args, q.countArgs...)
-		args = append(args, req.CountCap+1)
+		capped := q.count.Clone().ColumnExpr("1 AS one").Limit(int64(req.CountCap) + 1)
+		counts = counts.ColumnExpr("(?) AS total", s.db.NewSelect().ColumnExpr("count(*)").TableExpr("(?) AS cc", capped))
 	default:
-		b.WriteString("0")
+		counts = counts.ColumnExpr("0 AS total")
 	}
-	b.WriteString(" AS total")
 	for _, e := range q.extra {
-		b.WriteString(", " + e)
+		counts = counts.ColumnExpr(e.expr, e.args...)
 	}
-	args = append(args, q.extraArgs...)
-	b.WriteString(") AS c LEFT JOIN (")
-	tmpl := q.page
-	if q.direct != "" && (req.At != nil || req.Offset == 0) {
-		tmpl = q.direct
-	}
-	if !strings.Contains(tmpl, "{L}") {
-		tmpl += " {L}"
-	}
-	backward := req.Backward()
-	var kerr error
-	page, pargs, err := expand(tmpl, q.pageArgs, map[string]func() (string, []any){
-		"O": func() (string, []any) { return s.orderBy(q.keys, false, backward) },
-		"K": func() (string, []any) {
-			if req.At == nil {
-				return "", nil
-			}
-			pred, a, err := s.after(q.keys, req.At)
-			if err != nil {
-				kerr = err
-			}
-			return " AND (" + pred + ")", a
-		},
-		"L": func() (string, []any) {
-			off := req.Offset
-			if req.At != nil {
-				off = 0
-			}
-			return "LIMIT ? OFFSET ?", []any{req.Limit + 1, off}
-		},
-	})
-	if err != nil {
-		return err
-	}
-	if kerr != nil {
-		return kerr
-	}
-	b.WriteString(page)
-	b.WriteString(") AS p ON TRUE ORDER BY ")
 	order, oargs := s.orderBy(q.keys, true, backward)
-	b.WriteString(order)
-	args = append(append(args, pargs...), oargs...)
-	return s.query(ctx, b.String(), args, scan)
+	stmt := s.db.NewSelect().ColumnExpr("c.*, p.*").TableExpr("(?) AS c", counts).
+		Join("LEFT JOIN (?) AS p ON TRUE", page(c)).OrderExpr(order, oargs...)
+	for _, w := range q.with {
+		stmt = stmt.With(w.name, w.q)
+	}
+	rows, err := stmt.Rows(ctx)
+	return s.scanRows(ctx, rows, err, scan)
 }
 
 // collect runs q for req with [Store.run] and returns its rows as a
@@ -358,9 +327,33 @@ func (s *Store) keyJoin(table, alias, key string) string {
 	return "JOIN " + table + " " + alias + " ON " + alias + "." + key + " = k.id"
 }
 
+// deferredJoin selects cols (with their arguments args) from the rows of table (as alias) whose key
+// column equals the id column of the rows of ids, in their order: the
+// page's keys, read from a covering index by ids, joined with their rows
+// ([Store.keyJoin]).
+func (s *Store) deferredJoin(ids *bun.SelectQuery, table, alias, key, cols string, args ...any) *bun.SelectQuery {
+	return s.db.NewSelect().ColumnExpr(cols, args...).TableExpr("(?) AS k", ids).Join(s.keyJoin(table, alias, key))
+}
+
+// from is a SELECT from table (an expression, e.g. "bounded_notes AS n")
+// WHERE cond, when cond is not "".
+func (s *Store) from(table, cond string, args ...any) *bun.SelectQuery {
+	q := s.db.NewSelect().TableExpr(table)
+	if cond != "" {
+		q = q.Where(cond, args...)
+	}
+	return q
+}
+
 // query runs a statement and calls scan for each row.
 func (s *Store) query(ctx context.Context, query string, args []any, scan func(rows *sql.Rows) error) error {
 	rows, err := s.db.QueryContext(ctx, query, args...)
+	return s.scanRows(ctx, rows, err, scan)
+}
+
+// scanRows calls scan for each of rows, the result of a query that
+// returned err, and closes them.
+func (s *Store) scanRows(ctx context.Context, rows *sql.Rows, err error, scan func(rows *sql.Rows) error) error {
 	if err != nil {
 		return s.wrapCtx(ctx, err)
 	}
