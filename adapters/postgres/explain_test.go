@@ -24,7 +24,7 @@ type recorder struct {
 func (r *recorder) BeforeQuery(ctx context.Context, e *bun.QueryEvent) context.Context { return ctx }
 
 func (r *recorder) AfterQuery(ctx context.Context, e *bun.QueryEvent) {
-	if q := strings.TrimSpace(e.Query); strings.HasPrefix(q, "SELECT c.*") || strings.HasPrefix(q, "WITH") {
+	if q := strings.TrimSpace(e.Query); strings.HasPrefix(q, "SELECT") || strings.HasPrefix(q, "WITH") {
 		r.mu.Lock()
 		r.last = e.Query
 		r.mu.Unlock()

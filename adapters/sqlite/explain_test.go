@@ -152,7 +152,8 @@ func TestPlans(t *testing.T) {
 
 // checkPagePlan checks the plan of a paged statement: its page is the
 // subquery materialized as p (with the keys of the page in its subquery k,
-// scanned as a co-routine), which must read an index in page order, never
+// scanned as a co-routine), or the statement itself when it reads no
+// count, which must read an index in page order, never
 // sort, never scan a table without an index, and, for a cursor page
 // (keyset), search its first index with a range (< or >) on the keys. The
 // outer query may sort the at most Limit rows of the page (parent 0).
@@ -165,7 +166,8 @@ func checkPagePlan(t *testing.T, name string, steps []step, keyset bool) {
 		}
 	}
 	if pageRoot < 0 {
-		t.Fatalf("%s: no page subquery in the plan:\n%s", name, format(steps))
+		// A page without counts is the statement itself.
+		pageRoot = 0
 	}
 	inPage := map[int]bool{pageRoot: true}
 	ranged := false

@@ -37,7 +37,9 @@ func Depths(rows int) []int {
 //     cursor-dN/cursor-d0 and offset-dN/cursor-dN. Allocations per page
 //     (testing.AllocsPerRun) at depth 0 and at the deepest depth, by
 //     offset and by cursor ("<variant>-allocs"): they must be the same at
-//     every data set size.
+//     every data set size. Against the cursor page, the same page as an
+//     application would read it with a plain keyset query of a bun model
+//     ("keyset-dN"): ratio cursor-dN/keyset-dN.
 //   - counts/depth=N: the page at depth N (0 by offset, the deepest by
 //     cursor) with each count strategy: none (the page alone), capped
 //     (bounded.CountCapped, default cap: ten pages), capped10k (CountCap
@@ -115,6 +117,11 @@ type depthMethod struct {
 	// the exact total.
 	scanAndCount    func(ctx context.Context, off int) (result, error)
 	countThenOffset func(ctx context.Context, off int) (result, error)
+	// keyset returns the page after the item named after ("" for the
+	// first page) as an application would read it with bun: the plain
+	// keyset query of the same columns, no count; the edge item's keys
+	// are read when it is made, not when it runs.
+	keyset func(ctx context.Context, after string) (func(ctx context.Context) (result, error), error)
 }
 
 func fromPage[T any](pg bounded.Paged[T], err error, id func(T) string) (result, error) {
@@ -143,6 +150,9 @@ func depthMethods(store Store, db *bun.DB) []depthMethod {
 			},
 			func(ctx context.Context, off int) (result, error) {
 				return countThenOffsetNotes(ctx, db, "", 100, off)
+			},
+			func(ctx context.Context, after string) (func(ctx context.Context) (result, error), error) {
+				return keysetNotes(ctx, db, "", 100, after)
 			}},
 		{"Backlinks", 100,
 			func(ctx context.Context, p bounded.Page) (result, error) {
@@ -154,6 +164,9 @@ func depthMethods(store Store, db *bun.DB) []depthMethod {
 			},
 			func(ctx context.Context, off int) (result, error) {
 				return countThenOffsetNotes(ctx, db, "hub", 100, off)
+			},
+			func(ctx context.Context, after string) (func(ctx context.Context) (result, error), error) {
+				return keysetNotes(ctx, db, "hub", 100, after)
 			}},
 		{"ResponseHistory", ports.ResponseHistoryLimits.Max,
 			func(ctx context.Context, p bounded.Page) (result, error) {
@@ -165,6 +178,9 @@ func depthMethods(store Store, db *bun.DB) []depthMethod {
 			},
 			func(ctx context.Context, off int) (result, error) {
 				return countThenOffsetRuns(ctx, db, "ep", ports.ResponseHistoryLimits.Max, off)
+			},
+			func(ctx context.Context, after string) (func(ctx context.Context) (result, error), error) {
+				return keysetRuns(ctx, db, "ep", ports.ResponseHistoryLimits.Max, after)
 			}},
 	}
 }
@@ -172,17 +188,24 @@ func depthMethods(store Store, db *bun.DB) []depthMethod {
 // cursorAt returns the cursor of m's page at depth d (from the offset page
 // ending there), "" for depth 0.
 func cursorAt(ctx context.Context, b *testing.B, m depthMethod, d int) string {
+	cur, _ := edgeAt(ctx, b, m, d)
+	return cur
+}
+
+// edgeAt returns the cursor of m's page at depth d and the ID of the item
+// before it (from the offset page ending there), "" for depth 0.
+func edgeAt(ctx context.Context, b *testing.B, m depthMethod, d int) (cursor, id string) {
 	if d == 0 {
-		return ""
+		return "", ""
 	}
 	r, err := m.page(ctx, bounded.Page{Limit: m.limit, Offset: d - m.limit, Count: bounded.CountNone})
 	if err != nil {
 		b.Fatalf("%s: offset page at %d: %v", m.name, d-m.limit, err)
 	}
-	if r.next == "" {
+	if r.next == "" || len(r.ids) == 0 {
 		b.Fatalf("%s: the offset page at %d has no NextCursor", m.name, d-m.limit)
 	}
-	return r.next
+	return r.next, r.ids[len(r.ids)-1]
 }
 
 // pageVariant is one way of reading a page, with the check of its total.
@@ -319,8 +342,12 @@ func benchDepths(ctx context.Context, b *testing.B, m depthMethod, rows int) {
 	var vs []pageVariant
 	var ratios [][2]string
 	for _, d := range depths {
-		cur := cursorAt(ctx, b, m, d)
-		off, cu := fmt.Sprintf("offset-d%d", d), fmt.Sprintf("cursor-d%d", d)
+		cur, after := edgeAt(ctx, b, m, d)
+		plain, err := m.keyset(ctx, after)
+		if err != nil {
+			b.Fatalf("%s: keyset query at %d: %v", m.name, d, err)
+		}
+		off, cu, ks := fmt.Sprintf("offset-d%d", d), fmt.Sprintf("cursor-d%d", d), fmt.Sprintf("keyset-d%d", d)
 		edge := d == 0 || d == deepest
 		vs = append(vs,
 			pageVariant{name: off, allocs: edge, check: wantUnknown, run: func(ctx context.Context) (result, error) {
@@ -328,8 +355,9 @@ func benchDepths(ctx context.Context, b *testing.B, m depthMethod, rows int) {
 			}},
 			pageVariant{name: cu, like: off, allocs: edge, check: wantUnknown, run: func(ctx context.Context) (result, error) {
 				return m.page(ctx, bounded.Page{Limit: m.limit, Cursor: cur, Count: bounded.CountNone})
-			}})
-		ratios = append(ratios, [2]string{cu, "cursor-d0"}, [2]string{off, cu})
+			}},
+			pageVariant{name: ks, like: off, check: wantUnknown, run: plain})
+		ratios = append(ratios, [2]string{cu, "cursor-d0"}, [2]string{off, cu}, [2]string{cu, ks})
 	}
 	sideBySide(ctx, b, m.limit, vs, ratios)
 }
@@ -427,6 +455,46 @@ func scanAndCountNotes(ctx context.Context, db *bun.DB, target string, limit, of
 	return notesResult(refs, int(total))
 }
 
+// keysetNotes is ListNotes (target "") or Backlinks(target) as a plain
+// keyset query of a bun model: the page after the note named after, whose
+// keys it reads first, by the best predicate for the mixed order
+// (updated_at descending, then id), no count.
+func keysetNotes(ctx context.Context, db *bun.DB, target string, limit int, after string) (func(ctx context.Context) (result, error), error) {
+	var updated int64
+	if after != "" {
+		q := db.NewSelect().Table("bounded_notes").Column("updated_at").Where("id = ?", after)
+		if target != "" {
+			q = db.NewSelect().Table("bounded_note_backlinks").Column("updated_at").Where("target = ? AND source_id = ?", target, after)
+		}
+		if err := q.Scan(ctx, &updated); err != nil {
+			return nil, err
+		}
+	}
+	return func(ctx context.Context) (result, error) {
+		var rows []noteModel
+		q := db.NewSelect().Model(&rows).Limit(int64(limit))
+		upd, id := "n.updated_at", "n.id"
+		if target != "" {
+			upd, id = "b.updated_at", "b.source_id"
+			q = q.Join("JOIN bounded_note_backlinks AS b ON b.source_id = n.id").Where("b.target = ?", target)
+		}
+		q = q.OrderExpr("? DESC, ? ASC", bun.Safe(upd), bun.Safe(id))
+		if after != "" {
+			q = q.Where("? <= ? AND (? < ? OR ? > ?)", bun.Safe(upd), updated, bun.Safe(upd), updated, bun.Safe(id), after)
+		}
+		if err := q.Scan(ctx); err != nil {
+			return result{}, err
+		}
+		refs := make([]refRow, len(rows))
+		for i, n := range rows {
+			refs[i] = refRow{ID: n.ID, Title: n.Title, Tags: n.Tags, UpdatedAt: n.UpdatedAt}
+		}
+		r, err := notesResult(refs, 0)
+		r.kind = bounded.TotalUnknown
+		return r, err
+	}, nil
+}
+
 // countThenOffsetNotes is ListNotes (target "") or Backlinks(target) as
 // two statements: SELECT count(*), then the page with LIMIT and OFFSET.
 func countThenOffsetNotes(ctx context.Context, db *bun.DB, target string, limit, off int) (result, error) {
@@ -497,6 +565,35 @@ func scanAndCountRuns(ctx context.Context, db *bun.DB, endpoint string, limit, o
 		return result{}, err
 	}
 	return runsResult(rows, int(total)), nil
+}
+
+// keysetRuns is ResponseHistory as a plain keyset query of a bun model:
+// the page after the run named after, whose keys it reads first, by a row
+// value (both keys descending), no count.
+func keysetRuns(ctx context.Context, db *bun.DB, endpoint string, limit int, after string) (func(ctx context.Context) (result, error), error) {
+	var started int64
+	if after != "" {
+		if err := db.NewSelect().Table("bounded_runs").Column("started_at").Where("id = ?", after).Scan(ctx, &started); err != nil {
+			return nil, err
+		}
+	}
+	return func(ctx context.Context) (result, error) {
+		var rows []runModel
+		q := db.NewSelect().Model(&rows).
+			ColumnExpr("r.id, r.endpoint_id, r.started_at, r.finished_at, r.status, r.status_code, r.body_chars").
+			ColumnExpr("substr(r.body, 1, ?) AS body", ports.HistoryBodyChars).
+			Where("r.endpoint_id = ?", endpoint).
+			OrderExpr("r.started_at DESC, r.id DESC").Limit(int64(limit))
+		if after != "" {
+			q = q.Where("(r.started_at, r.id) < (?, ?)", started, after)
+		}
+		if err := q.Scan(ctx); err != nil {
+			return result{}, err
+		}
+		r := runsResult(rows, 0)
+		r.kind = bounded.TotalUnknown
+		return r, nil
+	}, nil
 }
 
 // countThenOffsetRuns is ResponseHistory as two statements: SELECT

@@ -50,14 +50,18 @@ func (s *Store) ResponseHistory(ctx context.Context, endpointID string, p bounde
 		if err := ctx.Err(); err != nil {
 			return bounded.Rows[ports.RunView]{}, err
 		}
+		const cols = "r.id AS id, r.endpoint_id AS endpoint_id, r.started_at AS started_at, r.finished_at AS finished_at, r.status AS status," +
+			" r.status_code AS status_code, substr(r.body, 1, ?) AS body, r.body_chars AS body_chars"
 		q := paged{
 			count: s.from("bounded_runs AS r", "r.endpoint_id = ?", endpointID),
-			page: func(c clauses) *bun.SelectQuery {
-				ids := c.apply(s.from("bounded_runs"+s.d.index("bounded_runs_history"), "endpoint_id = ?", endpointID).ColumnExpr("id"))
-				return s.deferredJoin(ids, "bounded_runs", "r", "id", "r.id AS id, r.endpoint_id AS endpoint_id, r.started_at AS started_at, r.finished_at AS finished_at, r.status AS status,"+
-					" r.status_code AS status_code, substr(r.body, 1, ?) AS body, r.body_chars AS body_chars", ports.HistoryBodyChars)
+			deferred: func(c clauses) *bun.SelectQuery {
+				ids := c.apply(s.from("bounded_runs AS r"+s.d.index("bounded_runs_history"), "r.endpoint_id = ?", endpointID).ColumnExpr("r.id AS id"))
+				return s.deferredJoin(ids, "bounded_runs", "r", "id", cols, ports.HistoryBodyChars)
 			},
-			keys: []key{{inner: "started_at", outer: "p.started_at", desc: true, num: true}, {inner: "id", outer: "p.id", desc: true}},
+			page: func(c clauses) *bun.SelectQuery {
+				return c.apply(s.from("bounded_runs AS r"+s.d.index("bounded_runs_history"), "r.endpoint_id = ?", endpointID).ColumnExpr(cols, ports.HistoryBodyChars))
+			},
+			keys: []key{{inner: "r.started_at", outer: "p.started_at", desc: true, num: true}, {inner: "r.id", outer: "p.id", desc: true}},
 		}
 		rows, _, err := collect(ctx, s, q, req, ports.ByStartedDesc, func(counts []any, rows *sql.Rows) (ports.RunView, bool, error) {
 			var id, endpoint, status, body string

@@ -243,6 +243,10 @@ func (s *Store) ListNotes(ctx context.Context, f ports.ListFilter, p bounded.Pag
 			q = paged{
 				count: s.from("bounded_note_tags AS t", where, args...),
 				page: func(c clauses) *bun.SelectQuery {
+					return c.apply(s.from("bounded_note_tags AS t"+s.d.index("bounded_note_tags_list"), where, args...).
+						Join("JOIN bounded_notes AS n ON n.id = t.note_id").ColumnExpr(noteRefCols))
+				},
+				deferred: func(c clauses) *bun.SelectQuery {
 					ids := c.apply(s.from("bounded_note_tags AS t"+s.d.index("bounded_note_tags_list"), where, args...).ColumnExpr("t.note_id AS id"))
 					return s.deferredJoin(ids, "bounded_notes", "n", "id", noteRefCols)
 				},
@@ -260,11 +264,11 @@ func (s *Store) ListNotes(ctx context.Context, f ports.ListFilter, p bounded.Pag
 			q = paged{
 				count: s.from("bounded_notes AS n", where, args...),
 				page: func(c clauses) *bun.SelectQuery {
+					return c.apply(s.from("bounded_notes AS n", where, args...).ColumnExpr(noteRefCols))
+				},
+				deferred: func(c clauses) *bun.SelectQuery {
 					ids := c.apply(s.from("bounded_notes AS n"+s.d.index("bounded_notes_updated"), where, args...).ColumnExpr("n.id AS id"))
 					return s.deferredJoin(ids, "bounded_notes", "n", "id", noteRefCols)
-				},
-				direct: func(c clauses) *bun.SelectQuery {
-					return c.apply(s.from("bounded_notes AS n", where, args...).ColumnExpr(noteRefCols))
 				},
 				keys: updatedKeys("n.updated_at", "n.id"),
 			}
@@ -465,9 +469,13 @@ func (s *Store) Backlinks(ctx context.Context, id string, p bounded.Page) (bound
 		}
 		q := paged{
 			count: s.from("bounded_note_backlinks AS b", "b.target = ?", id),
-			page: func(c clauses) *bun.SelectQuery {
+			deferred: func(c clauses) *bun.SelectQuery {
 				ids := c.apply(s.from("bounded_note_backlinks AS b"+s.d.index("bounded_note_backlinks_list"), "b.target = ?", id).ColumnExpr("b.source_id AS id"))
 				return s.deferredJoin(ids, "bounded_notes", "n", "id", noteRefCols)
+			},
+			page: func(c clauses) *bun.SelectQuery {
+				return c.apply(s.from("bounded_note_backlinks AS b"+s.d.index("bounded_note_backlinks_list"), "b.target = ?", id).
+					Join("JOIN bounded_notes AS n ON n.id = b.source_id").ColumnExpr(noteRefCols))
 			},
 			keys: updatedKeys("b.updated_at", "b.source_id"),
 		}

@@ -102,17 +102,17 @@ type paged struct {
 	// extra are more count columns (e.g. whether the named note exists,
 	// [foundNote]), read with the total.
 	extra []column
-	// page returns the SELECT of the page's rows, given the page's
-	// clauses to apply where they are selected: c.apply(q) for a query
-	// read directly; a deferred join applies them to a subquery selecting
-	// the page's keys from a covering index, so that rows skipped by the
-	// OFFSET or the keyset are never fetched or joined. Its output columns
-	// must have distinct names.
+	// page returns the SELECT of the page's rows, ordered, given the
+	// page's clauses: c.apply(q) on the query selecting them. Its output
+	// columns must have distinct names.
 	page func(c clauses) *bun.SelectQuery
-	// direct, when set, is page without its deferred join: run uses it
-	// for a page that skips no row (a cursor page, or offset 0), where the
-	// join would only look each row up twice.
-	direct func(c clauses) *bun.SelectQuery
+	// deferred, when set, is the page as a deferred join, which run uses
+	// for a page at an offset: it applies the clauses to a subquery
+	// selecting the page's keys from a covering index, so that the rows
+	// the OFFSET skips are never fetched or joined; its own rows are not
+	// ordered. A page that skips no row (at offset 0, or by cursor) reads
+	// the rows directly, where the join would only look each row up twice.
+	deferred func(c clauses) *bun.SelectQuery
 	// keys are the sort keys, ending with the unique id.
 	keys []key
 }
@@ -220,6 +220,9 @@ func (s *Store) orderBy(keys []key, outer, backward bool) (string, []any) {
 // order. The outer ORDER BY sorts only the page's rows: without it the
 // order of a joined subquery would be unspecified.
 //
+// A page without any count column (q.bare) is its own statement, page
+// alone, WITH clauses and all.
+//
 // It calls scan for every row, with the count's columns first. When the
 // page is empty there is one row whose page columns are NULL: scan must
 // accept NULLs (see the n* scanners) and the caller drops that row.
@@ -234,26 +237,31 @@ func (s *Store) run(ctx context.Context, q paged, req bounded.Request, scan func
 		c.pred, c.predArgs, c.offset = pred, args, 0
 	}
 	c.order, c.orderArgs = s.orderBy(q.keys, false, backward)
-	page := q.page
-	if q.direct != nil && c.offset == 0 {
-		page = q.direct
+	var stmt *bun.SelectQuery
+	if q.bare(req) {
+		stmt = q.page(c)
+	} else {
+		page := q.page
+		if q.deferred != nil && c.offset > 0 {
+			page = q.deferred
+		}
+		counts := s.db.NewSelect()
+		switch req.Count {
+		case bounded.CountExact:
+			counts = counts.ColumnExpr("(?) AS total", q.count.Clone().ColumnExpr("count(*)"))
+		case bounded.CountCapped:
+			capped := q.count.Clone().ColumnExpr("1 AS one").Limit(int64(req.CountCap) + 1)
+			counts = counts.ColumnExpr("(?) AS total", s.db.NewSelect().ColumnExpr("count(*)").TableExpr("(?) AS cc", capped))
+		default:
+			counts = counts.ColumnExpr("0 AS total")
+		}
+		for _, e := range q.extra {
+			counts = counts.ColumnExpr(e.expr, e.args...)
+		}
+		order, oargs := s.orderBy(q.keys, true, backward)
+		stmt = s.db.NewSelect().ColumnExpr("c.*, p.*").TableExpr("(?) AS c", counts).
+			Join("LEFT JOIN (?) AS p ON TRUE", page(c)).OrderExpr(order, oargs...)
 	}
-	counts := s.db.NewSelect()
-	switch req.Count {
-	case bounded.CountExact:
-		counts = counts.ColumnExpr("(?) AS total", q.count.Clone().ColumnExpr("count(*)"))
-	case bounded.CountCapped:
-		capped := q.count.Clone().ColumnExpr("1 AS one").Limit(int64(req.CountCap) + 1)
-		counts = counts.ColumnExpr("(?) AS total", s.db.NewSelect().ColumnExpr("count(*)").TableExpr("(?) AS cc", capped))
-	default:
-		counts = counts.ColumnExpr("0 AS total")
-	}
-	for _, e := range q.extra {
-		counts = counts.ColumnExpr(e.expr, e.args...)
-	}
-	order, oargs := s.orderBy(q.keys, true, backward)
-	stmt := s.db.NewSelect().ColumnExpr("c.*, p.*").TableExpr("(?) AS c", counts).
-		Join("LEFT JOIN (?) AS p ON TRUE", page(c)).OrderExpr(order, oargs...)
 	for _, w := range q.with {
 		stmt = stmt.With(w.name, w.q)
 	}
@@ -261,12 +269,19 @@ func (s *Store) run(ctx context.Context, q paged, req bounded.Request, scan func
 	return s.scanRows(ctx, rows, err, scan)
 }
 
+// bare reports whether the statement of q for req reads no count column:
+// no count, no extra column, and no deferred join, whose rows need the
+// outer ORDER BY.
+func (q paged) bare(req bounded.Request) bool {
+	return req.Count == bounded.CountNone && len(q.extra) == 0 && (q.deferred == nil || req.At != nil || req.Offset == 0)
+}
+
 // collect runs q for req with [Store.run] and returns its rows as a
 // [bounded.Source] does (the count, HasMore from the row read past the
 // page, the keys of o): row scans one row, given the count columns to scan
-// first (the total, then one per extra column), and returns the item and
-// whether the row holds one (false for the NULL row of an empty page). It
-// also returns the extra count columns.
+// first (the total, then one per extra column; none for a bare statement),
+// and returns the item and whether the row holds one (false for the NULL
+// row of an empty page). It also returns the extra count columns.
 func collect[T any](ctx context.Context, s *Store, q paged, req bounded.Request, o ports.Order[T],
 	row func(counts []any, rows *sql.Rows) (T, bool, error)) (bounded.Rows[T], []int64, error) {
 	if req.At != nil {
@@ -276,9 +291,12 @@ func collect[T any](ctx context.Context, s *Store, q paged, req bounded.Request,
 	}
 	var total int64
 	extra := make([]int64, len(q.extra))
-	counts := []any{nint{&total}}
-	for i := range extra {
-		counts = append(counts, nint{&extra[i]})
+	var counts []any
+	if !q.bare(req) {
+		counts = []any{nint{&total}}
+		for i := range extra {
+			counts = append(counts, nint{&extra[i]})
+		}
 	}
 	var items []T
 	err := s.run(ctx, q, req, func(rows *sql.Rows) error {
