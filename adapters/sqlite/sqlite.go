@@ -117,7 +117,10 @@ func New(ctx context.Context, db bun.IDB, opts ...Option) (*Store, error) {
 // one connection makes every write of this process wait its turn instead
 // of failing with SQLITE_BUSY. Transactions take the write lock when they
 // begin (BEGIN IMMEDIATE), so that busy_timeout covers other processes too:
-// a transaction that read first could not wait to upgrade its lock.
+// a transaction that read first could not wait to upgrade its lock. For
+// many concurrent readers, Open the file again, raise that second pool
+// (db.SetMaxOpenConns) and read through its store; keep writes on the
+// first.
 func Open(ctx context.Context, path string, opts ...Option) (*Store, *bun.DB, error) {
 	sqldb, err := sql.Open(sqliteshim.ShimName, dsn(path))
 	if err != nil {
