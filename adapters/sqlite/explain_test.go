@@ -68,6 +68,18 @@ func format(steps []step) string {
 	return b.String()
 }
 
+// planDB opens a store on a new database file for a plan test, closed
+// when the test ends.
+func planDB(t *testing.T) (*sqlite.Store, *bun.DB) {
+	t.Helper()
+	s, db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "plan.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return s, db
+}
+
 // TestPlans checks that the main list methods page in index order: their
 // page subquery never sorts in a temporary B-tree, by offset or by cursor,
 // and a cursor page enters its index at the cursor (a range on the keys)
@@ -75,11 +87,7 @@ func format(steps []step) string {
 // one page it returns.)
 func TestPlans(t *testing.T) {
 	ctx := context.Background()
-	s, db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "plan.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	s, db := planDB(t)
 	rec := &recorder{}
 	//lint:ignore SA1019 the store already holds db; WithQueryHook would return a copy it never sees
 	db.AddQueryHook(rec)

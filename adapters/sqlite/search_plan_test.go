@@ -3,14 +3,12 @@ package sqlite_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/boundedkit/bounded"
 	"github.com/boundedkit/bounded/adapters/internal/benchutil"
-	"github.com/boundedkit/bounded/adapters/sqlite"
 	"github.com/boundedkit/bounded/ports"
 )
 
@@ -21,11 +19,7 @@ import (
 // ("VIRTUAL TABLE"). A shorter query reads every note.
 func TestSearchPlans(t *testing.T) {
 	ctx := context.Background()
-	s, db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "plan.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	s, db := planDB(t)
 	if err := benchutil.Load(ctx, db, 2000); err != nil {
 		t.Fatal(err)
 	}
@@ -82,11 +76,7 @@ func checkSearchPlan(t *testing.T, name string, steps []step, indexed bool) {
 // index. A query under three characters reads every entity.
 func TestSearchNodesPlans(t *testing.T) {
 	ctx := context.Background()
-	s, db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "plan.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	s, db := planDB(t)
 	if err := benchutil.Load(ctx, db, 2000); err != nil {
 		t.Fatal(err)
 	}
@@ -147,5 +137,59 @@ func checkNodesPlan(t *testing.T, name string, steps []step, indexed bool) {
 	}
 	if !indexed && !scans {
 		t.Errorf("%s: a query of two characters does not read every entity:\n%s", name, format(steps))
+	}
+}
+
+// TestFuzzyPlans checks that fuzzy SearchNodes reads its candidates from
+// the trigram index: no scan of the entities or of the trigram table, on
+// the first page and by cursor under every count strategy.
+func TestFuzzyPlans(t *testing.T) {
+	ctx := context.Background()
+	s, db := planDB(t)
+	words := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"}
+	for i := range 600 {
+		name := fmt.Sprintf("%s %s %d", words[i%len(words)], words[(i/len(words))%len(words)], i)
+		if err := s.PutEntity(ctx, ports.Entity{Name: name, Type: "thing", UpdatedAt: time.Unix(int64(i), 0)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.ExecContext(ctx, "ANALYZE"); err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	//lint:ignore SA1019 the store already holds db; WithQueryHook would return a copy it never sees
+	db.AddQueryHook(rec)
+	q := ports.NodeQuery{Queries: []string{"alpah bravo"}, Mode: ports.Fuzzy, Threshold: 0.3}
+	first, err := s.SearchNodes(ctx, q, bounded.Page{Limit: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Page.NextCursor == "" {
+		t.Fatalf("SearchNodes(%q): %d results and no cursor, want more than 2", q.Queries, len(first.Items))
+	}
+	checkFuzzyPlan(t, "first page", plan(t, db, rec.last))
+	for _, count := range []bounded.CountMode{bounded.CountExact, bounded.CountCapped, bounded.CountNone} {
+		if _, err := s.SearchNodes(ctx, q, bounded.Page{Limit: 2, Cursor: first.Page.NextCursor, Count: count}); err != nil {
+			t.Fatal(err)
+		}
+		checkFuzzyPlan(t, fmt.Sprintf("by cursor, %v", count), plan(t, db, rec.last))
+	}
+}
+
+// checkFuzzyPlan checks that a plan searches the trigram index and scans
+// neither the entities nor the trigram table.
+func checkFuzzyPlan(t *testing.T, name string, steps []step) {
+	t.Helper()
+	searched := false
+	for _, st := range steps {
+		for _, table := range []string{"e", "t", "bounded_entities", "bounded_entity_trigrams"} {
+			if st.detail == "SCAN "+table || strings.HasPrefix(st.detail, "SCAN "+table+" ") {
+				t.Errorf("%s: the plan scans %s:\n%s", name, table, format(steps))
+			}
+		}
+		searched = searched || strings.HasPrefix(st.detail, "SEARCH t ") && strings.Contains(st.detail, "trigram")
+	}
+	if !searched {
+		t.Errorf("%s: the plan does not search the trigram index:\n%s", name, format(steps))
 	}
 }

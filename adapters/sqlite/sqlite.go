@@ -48,6 +48,7 @@ var Dialect = sqlstore.Dialect{
 	Instr:     "instr",
 	Fuzzy:     sqlstore.FuzzyTrigramTable,
 	NoteIndex: sqlstore.NoteIndexFTS5,
+	CrossJoin: true,
 }
 
 // Store implements [ports.Notes], [ports.Knowledge], [ports.History] and

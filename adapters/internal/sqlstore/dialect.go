@@ -48,6 +48,10 @@ type Dialect struct {
 	// sequential scan of all of them for a page of 100: 2.3 ms instead of
 	// 0.5). SQLite has no LATERAL and always joins by lookups.
 	LateralJoin bool
+	// CrossJoin says CROSS JOIN keeps the tables in the order written
+	// (SQLite), so that a small set of candidates drives its lookups in a
+	// larger table; other engines plan their joins' order themselves.
+	CrossJoin bool
 	// Fuzzy is the fuzzy-search strategy.
 	Fuzzy Fuzzy
 	// NoteIndex is the index SearchNotes finds its candidates by.
@@ -128,4 +132,14 @@ func (d Dialect) index(name string) string {
 		return ""
 	}
 	return " FORCE INDEX (" + name + ")"
+}
+
+// joinInOrder is the keyword of a join whose left side must drive it:
+// CROSS JOIN where it keeps that order ([Dialect.CrossJoin]), JOIN
+// elsewhere.
+func (d Dialect) joinInOrder() string {
+	if d.CrossJoin {
+		return "CROSS JOIN"
+	}
+	return "JOIN"
 }

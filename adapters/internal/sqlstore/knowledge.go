@@ -183,7 +183,7 @@ func (s *Store) searchTrigramTable(ctx context.Context, q ports.NodeQuery, req b
 	}
 	whereArgs := append([]any{float32Below(q.Threshold)}, tagArgs...)
 	matched := func() *bun.SelectQuery {
-		return s.from("matched AS m", where, whereArgs...).Join("JOIN bounded_entities AS e ON e.name = m.name")
+		return s.from("matched AS m", where, whereArgs...).Join(s.d.joinInOrder() + " bounded_entities AS e ON e.name = m.name")
 	}
 	pq := paged{
 		with: []cte{
