@@ -95,3 +95,24 @@ func fuzzyTrigramLimit(threshold float64) int {
 	}
 	return n
 }
+
+// FuzzyMinShared is the fewest trigrams a name must share with a query of
+// n trigrams for their [Similarity] to reach threshold: a name sharing s
+// has at least s trigrams, so its similarity is at most
+// float32(s)/float32(n). A store may skip names sharing fewer; the answer
+// is the same. It is 1 when threshold is not above 0, and n+1 (no name)
+// when even n shared trigrams fall short.
+func FuzzyMinShared(n int, threshold float64) int {
+	if !(threshold > 0) || n < 1 {
+		return 1
+	}
+	reaches := func(s int) bool { return float64(float32(s)/float32(n)) >= threshold }
+	s := max(int(math.Ceil(threshold*float64(n))), 1)
+	for s > 1 && reaches(s-1) {
+		s--
+	}
+	for s <= n && !reaches(s) {
+		s++
+	}
+	return s
+}

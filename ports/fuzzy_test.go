@@ -1,6 +1,7 @@
 package ports_test
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -153,4 +154,28 @@ func TestFuzzyQueryTrigramsHuge(t *testing.T) {
 		t.Fatalf("a query of %d bytes was kept at threshold %v", b.Len(), ports.DefaultThreshold)
 	}
 	t.Logf("skipped a query of %d bytes in %v", b.Len(), took)
+}
+
+// TestFuzzyMinShared checks against every count of shared trigrams that
+// FuzzyMinShared is the least that reaches the threshold, for queries of
+// 1 to 300 trigrams and thresholds on and between float32 steps.
+func TestFuzzyMinShared(t *testing.T) {
+	thresholds := []float64{0.3, 0.1, 0.5, 1, 0.999, 1e-9, 0.25, 1.0 / 3, float64(float32(0.3)), math.Nextafter(float64(float32(0.3)), 1)}
+	for n := 1; n <= 300; n++ {
+		for _, th := range thresholds {
+			want := n + 1
+			for s := 1; s <= n; s++ {
+				if float64(float32(s)/float32(n)) >= th {
+					want = s
+					break
+				}
+			}
+			if got := ports.FuzzyMinShared(n, th); got != want {
+				t.Fatalf("ports.FuzzyMinShared(%d, %v) = %d, want %d", n, th, got, want)
+			}
+		}
+	}
+	if got := ports.FuzzyMinShared(10, 0); got != 1 {
+		t.Errorf("ports.FuzzyMinShared(10, 0) = %d, want 1", got)
+	}
 }

@@ -168,10 +168,12 @@ func (s *Store) searchTrigramTable(ctx context.Context, q ports.NodeQuery, req b
 			// threshold with any name: the query matches nothing.
 			continue
 		}
+		// Names sharing fewer trigrams than ports.FuzzyMinShared cannot
+		// reach the threshold: only the others are joined to their rows.
 		parts = append(parts, `SELECT x.name, CAST(x.shared AS `+s.d.double()+`) / (e.trigram_count + ? - x.shared) AS sim
-			FROM (SELECT t.name, count(*) AS shared FROM bounded_entity_trigrams t WHERE t.trigram IN (?) GROUP BY t.name) AS x
-			JOIN bounded_entities e ON e.name = x.name`)
-		args = append(args, len(tri), bun.List(tri))
+			FROM (SELECT t.name, count(*) AS shared FROM bounded_entity_trigrams t WHERE t.trigram IN (?) GROUP BY t.name HAVING count(*) >= ?) AS x
+			`+s.d.joinInOrder()+` bounded_entities e ON e.name = x.name`)
+		args = append(args, len(tri), bun.List(tri), ports.FuzzyMinShared(len(tri), q.Threshold))
 	}
 	if len(parts) == 0 {
 		// No query can match: the exact total is 0.
