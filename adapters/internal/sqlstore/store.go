@@ -75,8 +75,9 @@ func (s *Store) DB() bun.IDB { return s.db }
 // [ports.Order] and with its direction.
 type key struct {
 	// inner is the key's expression where the page's rows are selected
-	// and ordered (the {O} and {K} markers of paged.page); outer its column
-	// among the page's output columns, e.g. "p.updated_at".
+	// and ordered (the clauses' ORDER BY and keyset predicate); outer its
+	// column among the page's output columns, e.g. "p.updated_at", which
+	// the statement joining the page to its counts orders by.
 	inner, outer string
 	desc         bool
 	// num says the key is numeric, so that a mixed-direction keyset can
