@@ -12,6 +12,7 @@ import (
 	"github.com/boundedkit/bounded/adapters/internal/benchutil"
 	"github.com/boundedkit/bounded/adapters/postgres"
 	"github.com/boundedkit/bounded/ports"
+	"github.com/uptrace/bun"
 )
 
 // relationNode is a node of EXPLAIN (FORMAT JSON) with the table it reads.
@@ -38,6 +39,33 @@ func seqScans(n relationNode) (tables, indexes []string) {
 	return tables, indexes
 }
 
+// planRecorder vacuums and analyzes the test's tables, then records the
+// statements run on db; the function it returns reads the plan of the
+// last SELECT (EXPLAIN (FORMAT JSON)) and returns the tables it scans
+// sequentially, the indexes it reads, and the plan's JSON.
+func planRecorder(ctx context.Context, t *testing.T, db *bun.DB) func(name string) (tables, indexes []string, out string) {
+	t.Helper()
+	vacuumAnalyze(ctx, t, db)
+	rec := &recorder{}
+	//lint:ignore SA1019 the store already holds db; WithQueryHook would return a copy it never sees
+	db.AddQueryHook(rec)
+	return func(name string) ([]string, []string, string) {
+		t.Helper()
+		var out string
+		if err := db.QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) "+rec.last).Scan(&out); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var plans []struct {
+			Plan relationNode `json:"Plan"`
+		}
+		if err := json.Unmarshal([]byte(out), &plans); err != nil {
+			t.Fatal(err)
+		}
+		tables, indexes := seqScans(plans[0].Plan)
+		return tables, indexes, out
+	}
+}
+
 // TestSearchPlans checks on 10,000 notes that SearchNotes finds a
 // selective query through the trigram indexes, for the count and the
 // page, by offset and by cursor: no sequential scan of bounded_notes.
@@ -51,23 +79,10 @@ func TestSearchPlans(t *testing.T) {
 	if err := benchutil.Load(ctx, db, 10_000); err != nil {
 		t.Fatal(err)
 	}
-	vacuumAnalyze(ctx, t, db)
-	rec := &recorder{}
-	//lint:ignore SA1019 the store already holds db; WithQueryHook would return a copy it never sees
-	db.AddQueryHook(rec)
+	last := planRecorder(ctx, t, db)
 	check := func(name string) {
 		t.Helper()
-		var out string
-		if err := db.QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) "+rec.last).Scan(&out); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		var plans []struct {
-			Plan relationNode `json:"Plan"`
-		}
-		if err := json.Unmarshal([]byte(out), &plans); err != nil {
-			t.Fatal(err)
-		}
-		tables, indexes := seqScans(plans[0].Plan)
+		tables, indexes, out := last(name)
 		trgm := false
 		for _, i := range indexes {
 			trgm = trgm || i == "bounded_notes_title_trgm" || i == "bounded_notes_content_trgm"
@@ -123,23 +138,10 @@ func TestSearchNodesPlans(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	vacuumAnalyze(ctx, t, db)
-	rec := &recorder{}
-	//lint:ignore SA1019 the store already holds db; WithQueryHook would return a copy it never sees
-	db.AddQueryHook(rec)
+	last := planRecorder(ctx, t, db)
 	check := func(name string) {
 		t.Helper()
-		var out string
-		if err := db.QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) "+rec.last).Scan(&out); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		var plans []struct {
-			Plan relationNode `json:"Plan"`
-		}
-		if err := json.Unmarshal([]byte(out), &plans); err != nil {
-			t.Fatal(err)
-		}
-		tables, indexes := seqScans(plans[0].Plan)
+		tables, indexes, out := last(name)
 		trgm := false
 		for _, i := range indexes {
 			trgm = trgm || strings.HasSuffix(i, "_fold_trgm")

@@ -146,10 +146,8 @@ func checkNodesPlan(t *testing.T, name string, steps []step, indexed bool) {
 func TestFuzzyPlans(t *testing.T) {
 	ctx := context.Background()
 	s, db := planDB(t)
-	words := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"}
-	for i := range 600 {
-		name := fmt.Sprintf("%s %s %d", words[i%len(words)], words[(i/len(words))%len(words)], i)
-		if err := s.PutEntity(ctx, ports.Entity{Name: name, Type: "thing", UpdatedAt: time.Unix(int64(i), 0)}); err != nil {
+	for _, e := range benchutil.FuzzyEntities(600) {
+		if err := s.PutEntity(ctx, e); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -159,21 +157,9 @@ func TestFuzzyPlans(t *testing.T) {
 	rec := &recorder{}
 	//lint:ignore SA1019 the store already holds db; WithQueryHook would return a copy it never sees
 	db.AddQueryHook(rec)
-	q := ports.NodeQuery{Queries: []string{"alpah bravo"}, Mode: ports.Fuzzy, Threshold: 0.3}
-	first, err := s.SearchNodes(ctx, q, bounded.Page{Limit: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if first.Page.NextCursor == "" {
-		t.Fatalf("SearchNodes(%q): %d results and no cursor, want more than 2", q.Queries, len(first.Items))
-	}
-	checkFuzzyPlan(t, "first page", plan(t, db, rec.last))
-	for _, count := range []bounded.CountMode{bounded.CountExact, bounded.CountCapped, bounded.CountNone} {
-		if _, err := s.SearchNodes(ctx, q, bounded.Page{Limit: 2, Cursor: first.Page.NextCursor, Count: count}); err != nil {
-			t.Fatal(err)
-		}
-		checkFuzzyPlan(t, fmt.Sprintf("by cursor, %v", count), plan(t, db, rec.last))
-	}
+	benchutil.FuzzyPages(t, func(q ports.NodeQuery, p bounded.Page) (bounded.Paged[ports.NodeMatch], error) {
+		return s.SearchNodes(ctx, q, p)
+	}, func(name string) { checkFuzzyPlan(t, name, plan(t, db, rec.last)) })
 }
 
 // checkFuzzyPlan checks that a plan searches the trigram index and scans

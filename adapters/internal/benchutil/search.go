@@ -127,3 +127,40 @@ func fifthCursor[T any](b *testing.B, kind, q string, p bounded.Page, search fun
 	b.Logf("%q matches %d %s", q, all.Page.Total, kind)
 	return p.Cursor
 }
+
+// FuzzyEntities returns n entities named by two of ten words and a number
+// ("alpha bravo 10"), updated a second apart: many share trigrams with a
+// misspelled query such as "alpah bravo", which fuzzy search must find
+// through the trigram index.
+func FuzzyEntities(n int) []ports.Entity {
+	words := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"}
+	out := make([]ports.Entity, n)
+	for i := range out {
+		name := fmt.Sprintf("%s %s %d", words[i%len(words)], words[(i/len(words))%len(words)], i)
+		out[i] = ports.Entity{Name: name, Type: "thing", UpdatedAt: time.Unix(int64(i), 0)}
+	}
+	return out
+}
+
+// FuzzyPages runs a fuzzy search for "alpah bravo" (threshold 0.3) over
+// [FuzzyEntities] by search: its first page of 2, then the next page by
+// cursor under each count strategy, calling check after each call with
+// its name, e.g. to read the plan of the statement it ran.
+func FuzzyPages(tb testing.TB, search func(q ports.NodeQuery, p bounded.Page) (bounded.Paged[ports.NodeMatch], error), check func(name string)) {
+	tb.Helper()
+	q := ports.NodeQuery{Queries: []string{"alpah bravo"}, Mode: ports.Fuzzy, Threshold: 0.3}
+	first, err := search(q, bounded.Page{Limit: 2})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if first.Page.NextCursor == "" {
+		tb.Fatalf("SearchNodes(%q): %d results and no cursor, want more than 2", q.Queries, len(first.Items))
+	}
+	check("first page")
+	for _, count := range []bounded.CountMode{bounded.CountExact, bounded.CountCapped, bounded.CountNone} {
+		if _, err := search(q, bounded.Page{Limit: 2, Cursor: first.Page.NextCursor, Count: count}); err != nil {
+			tb.Fatal(err)
+		}
+		check(fmt.Sprintf("by cursor, %v", count))
+	}
+}
