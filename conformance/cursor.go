@@ -68,8 +68,8 @@ func checkCursorWalks[T any](t TB, s *suite, m *method[T], st, ref Store, fulls 
 
 // cursorWalk follows the cursors next picks from each page, from start, on
 // the store and on memrepo in lockstep, comparing every page; it returns the
-// store's pages. It fails when a page differs, a cursor is missing on one
-// side, or the walk does not end.
+// store's pages, every one read with start's count strategy. It fails when a
+// page differs, a cursor is missing on one side, or the walk does not end.
 func cursorWalk[T any](t TB, s *suite, m *method[T], q query[T], st, ref Store, start bounded.Page, total int, next func(bounded.PageInfo) string) ([]bounded.Paged[T], bool) {
 	t.Helper()
 	sp, rp := start, start
@@ -99,8 +99,8 @@ func cursorWalk[T any](t TB, s *suite, m *method[T], q query[T], st, ref Store, 
 		if rc == "" {
 			return pages, true
 		}
-		rp = bounded.Page{Limit: start.Limit, Cursor: rc}
-		sp = bounded.Page{Limit: start.Limit, Cursor: sc}
+		rp = bounded.Page{Limit: start.Limit, Cursor: rc, Count: start.Count, CountCap: start.CountCap}
+		sp = bounded.Page{Limit: start.Limit, Cursor: sc, Count: start.Count, CountCap: start.CountCap}
 	}
 }
 
@@ -170,6 +170,23 @@ func checkCounts[T any](t TB, s *suite, m *method[T], st, ref Store, fulls *full
 			got = append(got, pg.Items...)
 		}
 		exactlyOnce(t, s, at+" walked by NextCursor", m.key, full, got)
+		// Back from the last page by PrevCursor, counting the same way: a
+		// page read backward is the reverse order's, whatever the count.
+		last := pages[len(pages)-1]
+		if len(pages) < 2 || last.Page.PrevCursor == "" {
+			continue
+		}
+		back, ok := cursorWalk(t, s, m, q, st, ref, bounded.Page{Limit: size, Cursor: last.Page.PrevCursor, Count: c.mode, CountCap: c.cap}, n,
+			func(pi bounded.PageInfo) string { return pi.PrevCursor })
+		if !ok {
+			continue
+		}
+		slices.Reverse(back)
+		got = nil
+		for _, pg := range back {
+			got = append(got, pg.Items...)
+		}
+		exactlyOnce(t, s, at+" walked back by PrevCursor", m.key, full[:n-len(last.Items)], got)
 	}
 }
 
