@@ -10,6 +10,7 @@ import (
 	"github.com/boundedkit/bounded"
 	"github.com/boundedkit/bounded/adapters/internal/benchutil"
 	"github.com/boundedkit/bounded/ports"
+	"github.com/uptrace/bun"
 )
 
 // TestSearchPlans checks that SearchNotes finds a query of three
@@ -23,12 +24,7 @@ func TestSearchPlans(t *testing.T) {
 	if err := benchutil.Load(ctx, db, 2000); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.ExecContext(ctx, "ANALYZE"); err != nil {
-		t.Fatal(err)
-	}
-	rec := &recorder{}
-	//lint:ignore SA1019 the store already holds db; WithQueryHook would return a copy it never sees
-	db.AddQueryHook(rec)
+	rec := analyzeAndRecord(t, db)
 	for _, q := range []string{"note 12", "NOTE 199", "of note 3"} {
 		first, err := s.SearchNotes(ctx, q, bounded.Page{Limit: 2})
 		if err != nil {
@@ -89,12 +85,7 @@ func TestSearchNodesPlans(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := db.ExecContext(ctx, "ANALYZE"); err != nil {
-		t.Fatal(err)
-	}
-	rec := &recorder{}
-	//lint:ignore SA1019 the store already holds db; WithQueryHook would return a copy it never sees
-	db.AddQueryHook(rec)
+	rec := analyzeAndRecord(t, db)
 	for _, qs := range [][]string{{" 12"}, {"BETA 19"}, {"NOTE 12 OF"}, {" 12", "note 7 of entity 3"}} {
 		q := ports.NodeQuery{Queries: qs}
 		first, err := s.SearchNodes(ctx, q, bounded.Page{Limit: 2})
@@ -151,12 +142,7 @@ func TestFuzzyPlans(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := db.ExecContext(ctx, "ANALYZE"); err != nil {
-		t.Fatal(err)
-	}
-	rec := &recorder{}
-	//lint:ignore SA1019 the store already holds db; WithQueryHook would return a copy it never sees
-	db.AddQueryHook(rec)
+	rec := analyzeAndRecord(t, db)
 	benchutil.FuzzyPages(t, func(q ports.NodeQuery, p bounded.Page) (bounded.Paged[ports.NodeMatch], error) {
 		return s.SearchNodes(ctx, q, p)
 	}, func(name string) { checkFuzzyPlan(t, name, plan(t, db, rec.last)) })
@@ -178,4 +164,17 @@ func checkFuzzyPlan(t *testing.T, name string, steps []step) {
 	if !searched {
 		t.Errorf("%s: the plan does not search the trigram index:\n%s", name, format(steps))
 	}
+}
+
+// analyzeAndRecord refreshes the planner's statistics (ANALYZE) and
+// records the statements run on db from then on.
+func analyzeAndRecord(t *testing.T, db *bun.DB) *recorder {
+	t.Helper()
+	if _, err := db.ExecContext(t.Context(), "ANALYZE"); err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	//lint:ignore SA1019 the store already holds db; WithQueryHook would return a copy it never sees
+	db.AddQueryHook(rec)
+	return rec
 }
