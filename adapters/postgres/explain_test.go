@@ -83,14 +83,7 @@ func nodes(n planNode) []string {
 // keys. (Postgres may sort the at most Limit rows of the page above it.)
 func TestPlans(t *testing.T) {
 	ctx := context.Background()
-	db := openDB(t)
-	s, err := postgres.New(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := benchutil.Load(ctx, db, 10_000); err != nil {
-		t.Fatal(err)
-	}
+	s, db := loadedStore(ctx, t, 10_000)
 	for i := range 100 {
 		n := ports.Note{ID: "broken/" + string(rune('a'+i%26)) + string(rune('a'+i/26)), Links: []ports.Link{{Target: "gone"}}}
 		if err := s.PutNote(ctx, n); err != nil {
@@ -181,6 +174,21 @@ func TestPlans(t *testing.T) {
 			}
 		}
 	}
+}
+
+// loadedStore returns a store on a new schema holding n rows per table
+// ([benchutil.Load]) and its database.
+func loadedStore(ctx context.Context, t *testing.T, n int) (*postgres.Store, *bun.DB) {
+	t.Helper()
+	db := openDB(t)
+	s, err := postgres.New(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := benchutil.Load(ctx, db, n); err != nil {
+		t.Fatal(err)
+	}
+	return s, db
 }
 
 // vacuumAnalyze vacuums and analyzes the tables of the test's schema only,

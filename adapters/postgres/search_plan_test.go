@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/boundedkit/bounded"
-	"github.com/boundedkit/bounded/adapters/internal/benchutil"
-	"github.com/boundedkit/bounded/adapters/postgres"
 	"github.com/boundedkit/bounded/ports"
 	"github.com/uptrace/bun"
 )
@@ -71,14 +69,7 @@ func planRecorder(ctx context.Context, t *testing.T, db *bun.DB) func(name strin
 // page, by offset and by cursor: no sequential scan of bounded_notes.
 func TestSearchPlans(t *testing.T) {
 	ctx := context.Background()
-	db := openDB(t)
-	s, err := postgres.New(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := benchutil.Load(ctx, db, 10_000); err != nil {
-		t.Fatal(err)
-	}
+	s, db := loadedStore(ctx, t, 10_000)
 	last := planRecorder(ctx, t, db)
 	check := func(name string) {
 		t.Helper()
@@ -121,14 +112,7 @@ func TestSearchPlans(t *testing.T) {
 // bounded_entities or bounded_entity_observations.
 func TestSearchNodesPlans(t *testing.T) {
 	ctx := context.Background()
-	db := openDB(t)
-	s, err := postgres.New(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := benchutil.Load(ctx, db, 10_000); err != nil {
-		t.Fatal(err)
-	}
+	s, db := loadedStore(ctx, t, 10_000)
 	for i := range 40 {
 		e := ports.Entity{Name: fmt.Sprintf("observed %d", i), Type: "event", UpdatedAt: time.Unix(int64(i), 0)}
 		for j := range 300 {
