@@ -221,12 +221,13 @@ func (s *Store) orderBy(keys []key, outer, backward bool) (string, []any) {
 // order. The outer ORDER BY sorts only the page's rows: without it the
 // order of a joined subquery would be unspecified.
 //
-// A page without any count column (q.bare) is its own statement, page
-// alone, WITH clauses and all.
-//
 // It calls scan for every row, with the count's columns first. When the
 // page is empty there is one row whose page columns are NULL: scan must
 // accept NULLs (see the n* scanners) and the caller drops that row.
+//
+// A statement that reads no count column (q.bare) is the page alone, WITH
+// clauses and all: its rows have no count columns, and an empty page has
+// no row.
 func (s *Store) run(ctx context.Context, q paged, req bounded.Request, scan func(rows *sql.Rows) error) error {
 	backward := req.Backward()
 	c := clauses{limit: req.Limit + 1, offset: req.Offset}
