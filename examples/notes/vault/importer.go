@@ -260,7 +260,7 @@ func (r *importRun) scanBatch(ctx context.Context, batch []entry) error {
 	if len(added)+len(updated) == 0 {
 		return nil
 	}
-	return r.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	return runInTx(ctx, r.DB, func(ctx context.Context, tx bun.Tx) error {
 		if len(added) > 0 {
 			// A concurrent import may have added them since they were read.
 			if _, err := tx.NewInsert().Model(&added).On("CONFLICT (path) DO NOTHING").Exec(ctx); err != nil {
@@ -322,7 +322,7 @@ func (r *importRun) removeGone(ctx context.Context, scanned int) error {
 
 // remove deletes the rows of files that are gone, and their notes.
 func (r *importRun) remove(ctx context.Context, gone []fileRow) error {
-	return r.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	return runInTx(ctx, r.DB, func(ctx context.Context, tx bun.Tx) error {
 		store, err := r.Store(ctx, tx)
 		if err != nil {
 			return err
@@ -399,7 +399,7 @@ type pending struct {
 
 // writeBatch parses and writes a batch of notes in one transaction.
 func (r *importRun) writeBatch(ctx context.Context, rows []fileRow) error {
-	return r.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	return runInTx(ctx, r.DB, func(ctx context.Context, tx bun.Tx) error {
 		store, err := r.Store(ctx, tx)
 		if err != nil {
 			return err
@@ -585,7 +585,7 @@ func (r *importRun) store(ctx context.Context, tx bun.IDB, store ports.Notes, pa
 // stored before the manifest was, by an import that kept none, or by
 // another program.
 func (r *importRun) sweep(ctx context.Context) error {
-	return r.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	return runInTx(ctx, r.DB, func(ctx context.Context, tx bun.Tx) error {
 		store, err := r.Store(ctx, tx)
 		if err != nil {
 			return err

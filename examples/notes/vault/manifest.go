@@ -128,7 +128,7 @@ func openManifest(ctx context.Context, db bun.IDB) (empty, stale bool, err error
 	case format == manifestFormat:
 		return n == 0, false, nil
 	}
-	err = db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err = runInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.ExecContext(ctx, "UPDATE bounded_vault_files SET dirty = 1 WHERE kind = ?", KindNote); err != nil {
 			return err
 		}
@@ -243,4 +243,18 @@ func readTotals(ctx context.Context, db bun.IDB) (totals, error) {
 		COALESCE(SUM(CASE WHEN err <> '' THEN 1 ELSE 0 END), 0) AS skipped
 		FROM bounded_vault_files`, KindNote, KindNote).Scan(ctx, &t)
 	return t, err
+}
+
+// runInTx runs fn in a transaction of db, its statements under ctx. The
+// transaction is begun without ctx's cancellation, so that when ctx ends
+// it is rolled back before runInTx returns, its connection back in the
+// pool, rather than later by database/sql: a caller that closes db once
+// the import returns then closes every connection.
+func runInTx(ctx context.Context, db bun.IDB, fn func(context.Context, bun.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return db.RunInTx(context.WithoutCancel(ctx), nil, func(_ context.Context, tx bun.Tx) error {
+		return fn(ctx, tx)
+	})
 }
