@@ -78,7 +78,7 @@ func TestSearchNodesPlans(t *testing.T) {
 	}
 	for i := range 40 {
 		e := ports.Entity{Name: fmt.Sprintf("observed %d", i), Type: "event", UpdatedAt: time.Unix(int64(i), 0)}
-		for j := range 300 {
+		for j := range 60 {
 			e.Observations = append(e.Observations, fmt.Sprintf("note %d of entity %d", j, i))
 		}
 		if err := s.PutEntity(ctx, e); err != nil {

@@ -79,7 +79,12 @@ func newTestServer(t *testing.T, cfg config) *server {
 func build(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "mcpserver")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	args := []string{"build", "-o", bin}
+	if raceEnabled {
+		// As the tests are built: the packages are built already.
+		args = append(args, "-race")
+	}
+	if out, err := exec.Command("go", append(args, ".")...).CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
