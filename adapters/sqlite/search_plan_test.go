@@ -9,6 +9,8 @@ import (
 
 	"github.com/boundedkit/bounded"
 	"github.com/boundedkit/bounded/adapters/internal/benchutil"
+	"github.com/boundedkit/bounded/adapters/internal/sqlstore"
+	"github.com/boundedkit/bounded/adapters/sqlite"
 	"github.com/boundedkit/bounded/ports"
 	"github.com/uptrace/bun"
 )
@@ -177,4 +179,72 @@ func analyzeAndRecord(t *testing.T, db *bun.DB) *recorder {
 	//lint:ignore SA1019 the store already holds db; WithQueryHook would return a copy it never sees
 	db.AddQueryHook(rec)
 	return rec
+}
+
+// TestSearchWalkPlans checks that SearchNotes walks a query the FTS5
+// index finds in too many notes down the index on (updated_at DESC, id),
+// first page and by cursor, without a count: no step scans bounded_notes
+// in another order or sorts the notes it reads (but for the title
+// candidates the index finds when they are few, and the page's own rows).
+func TestSearchWalkPlans(t *testing.T) {
+	ctx := context.Background()
+	_, db := planDB(t)
+	if err := benchutil.Load(ctx, db, 2000); err != nil {
+		t.Fatal(err)
+	}
+	s, err := sqlite.New(ctx, db, func(d *sqlstore.Dialect) { d.BroadNotes = 100 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := analyzeAndRecord(t, db)
+	// "note" is in every title and content: both branches walk. "hub" is
+	// in every content and no title: the index finds the titles.
+	// "note" walks its titles twice: the second time, to count whether
+	// the other branch is needed.
+	for _, c := range []struct {
+		q     string
+		walks int
+	}{{"note", 3}, {"hub", 1}} {
+		first, err := s.SearchNotes(ctx, c.q, bounded.Page{Limit: 2, Count: bounded.CountNone})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first.Page.NextCursor == "" {
+			t.Fatalf("SearchNotes(%q): %d results and no cursor, want more than 2", c.q, len(first.Items))
+		}
+		checkWalkPlan(t, c.q+", first page", plan(t, db, rec.last), c.walks)
+		if _, err := s.SearchNotes(ctx, c.q, bounded.Page{Limit: 2, Cursor: first.Page.NextCursor, Count: bounded.CountNone}); err != nil {
+			t.Fatal(err)
+		}
+		checkWalkPlan(t, c.q+" by cursor", plan(t, db, rec.last), c.walks)
+	}
+}
+
+// checkWalkPlan checks that a plan reads bounded_notes down
+// bounded_notes_updated (from the start or from a cursor) walks times,
+// never scans it otherwise, and never sorts the rows of a walk (it may
+// sort the title candidates the index finds, and the at most a page of
+// rows each walk returns).
+func checkWalkPlan(t *testing.T, name string, steps []step, walks int) {
+	t.Helper()
+	n := 0
+	walking := map[int]bool{} // the parents of the walks
+	for _, st := range steps {
+		if strings.HasPrefix(st.detail, "SCAN n USING INDEX bounded_notes_updated") || strings.HasPrefix(st.detail, "SEARCH n USING INDEX bounded_notes_updated") {
+			walking[st.parent] = true
+			n++
+		}
+	}
+	for _, st := range steps {
+		switch {
+		case st.detail == "SCAN n" || strings.HasPrefix(st.detail, "SCAN n ") && !strings.Contains(st.detail, "bounded_notes_updated") ||
+			strings.HasPrefix(st.detail, "SCAN bounded_notes"):
+			t.Errorf("%s: the plan scans the notes out of order:\n%s", name, format(steps))
+		case strings.Contains(st.detail, "TEMP B-TREE") && walking[st.parent]:
+			t.Errorf("%s: the plan sorts the notes it walks:\n%s", name, format(steps))
+		}
+	}
+	if n != walks {
+		t.Errorf("%s: the plan walks bounded_notes_updated %d times, want %d:\n%s", name, n, walks, format(steps))
+	}
 }

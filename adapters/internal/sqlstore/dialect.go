@@ -56,6 +56,10 @@ type Dialect struct {
 	Fuzzy Fuzzy
 	// NoteIndex is the index SearchNotes finds its candidates by.
 	NoteIndex NoteIndex
+	// BroadNotes, under NoteIndexFTS5, is the most notes the index may
+	// find for SearchNotes to read them through it: a broader query walks
+	// the notes in order ([searchWalk]). 0 means maxIndexCandidates.
+	BroadNotes int
 	// SchemaBefore holds DDL run before the tables are created (Postgres:
 	// CREATE EXTENSION IF NOT EXISTS pg_trgm).
 	SchemaBefore []string

@@ -293,11 +293,11 @@ func (s *Store) SearchNotes(ctx context.Context, query string, p bounded.Page) (
 			return bounded.Rows[ports.NoteRef]{}, err
 		}
 		q := ports.Fold(query)
-		indexed, err := s.useNoteIndex(ctx, q)
+		how, titled, err := s.noteSearchFor(ctx, q)
 		if err != nil {
 			return bounded.Rows[ports.NoteRef]{}, err
 		}
-		pq := s.searchNotesQuery(q, indexed)
+		pq := s.searchNotesQuery(q, how, titled, req)
 		rows, _, err := collect(ctx, s, pq, req, ports.SearchNotesOrder(query), func(counts []any, rows *sql.Rows) (ports.NoteRef, bool, error) {
 			var r noteRow
 			var rank int64

@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/uptrace/bun"
+
+	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 )
 
 // NoteIndex names the index an engine finds SearchNotes' candidates by.
@@ -163,35 +167,60 @@ func ftsPhrase(q string) string {
 	return `"` + strings.ReplaceAll(prefixRunes(q, indexPrefixRunes), `"`, `""`) + `"`
 }
 
-// useNoteIndex reports whether SearchNotes should find the folded query
-// q's candidates through the dialect's index: q is long enough, and under
-// FTS5 the index finds at most maxIndexCandidates notes (counted by a
-// probe that stops there). Postgres' planner makes this choice itself.
-func (s *Store) useNoteIndex(ctx context.Context, q string) (bool, error) {
+// noteSearch is how SearchNotes finds a query's notes.
+type noteSearch uint8
+
+const (
+	// searchScan reads every note: no index, or a query too short for it.
+	searchScan noteSearch = iota
+	// searchIndexed reads the candidates the note index finds.
+	searchIndexed
+	// searchWalk reads the notes in the order of the results, down the
+	// index on (updated_at DESC, id), once for the notes whose title holds
+	// the query and once for the others, each stopping at the page's end:
+	// for a query found in many notes (a broad term), where a scan would
+	// read and sort them all. The title branch reads the index's title
+	// candidates instead when they are few (titled).
+	searchWalk
+)
+
+// noteSearchFor returns how SearchNotes should find the folded query q's
+// notes: through the dialect's index when q is long enough and, under
+// FTS5, the index finds at most maxIndexCandidates notes (counted by a
+// probe that stops there), else by walking them in order; Postgres'
+// planner makes the choice itself. For a walk, titled reports whether the
+// index finds at most maxIndexCandidates notes whose title holds q.
+func (s *Store) noteSearchFor(ctx context.Context, q string) (how noteSearch, titled bool, err error) {
 	if s.d.NoteIndex == NoteIndexNone || utf8.RuneCountInString(q) < minIndexRunes {
-		return false, nil
+		return searchScan, false, nil
 	}
 	if s.d.NoteIndex != NoteIndexFTS5 {
-		return true, nil
+		return searchIndexed, false, nil
 	}
-	var n int
-	err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM (SELECT 1 FROM bounded_notes_fts WHERE bounded_notes_fts MATCH ? LIMIT ?) AS c",
-		ftsPhrase(q), maxIndexCandidates+1).Scan(&n)
-	if err != nil {
-		return false, s.wrapCtx(ctx, err)
+	most := cmp.Or(s.d.BroadNotes, maxIndexCandidates)
+	probe := func(match string) (bool, error) {
+		var n int
+		err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM (SELECT 1 FROM bounded_notes_fts WHERE bounded_notes_fts MATCH ? LIMIT ?) AS c",
+			match, most+1).Scan(&n)
+		return n <= most, s.wrapCtx(ctx, err)
 	}
-	return n <= maxIndexCandidates, nil
+	few, err := probe(ftsPhrase(q))
+	if err != nil || few {
+		return searchIndexed, false, err
+	}
+	titled, err = probe("title_fold : " + ftsPhrase(q))
+	return searchWalk, titled, err
 }
 
 // searchNotesQuery is the paged statement of SearchNotes for the folded
-// query q: the notes whose title_fold or content_fold contains q, with
-// their rank (0 when the title contains it), found through the dialect's
-// note index when indexed is set, every note read otherwise.
-func (s *Store) searchNotesQuery(q string, indexed bool) paged {
+// query q and the request req, found as how says (see [noteSearch]): the
+// notes whose title_fold or content_fold contains q, with their rank (0
+// when the title contains it).
+func (s *Store) searchNotesQuery(q string, how noteSearch, titled bool, req bounded.Request) paged {
 	in := func(col string) string { return s.d.Instr + "(" + col + ", ?) > 0" }
 	where := "(" + in("n.title_fold") + " OR " + in("n.content_fold") + ")"
 	args := []any{q, q}
-	if indexed {
+	if how == searchIndexed {
 		switch s.d.NoteIndex {
 		case NoteIndexFTS5:
 			where = "n.id IN (SELECT i.id FROM bounded_notes_fts f JOIN bounded_note_fts_ids i ON i.rid = f.rowid" +
@@ -203,13 +232,78 @@ func (s *Store) searchNotesQuery(q string, indexed bool) paged {
 			args = append([]any{pattern, pattern}, args...)
 		}
 	}
+	page := func(c clauses) *bun.SelectQuery {
+		ranked := s.from("bounded_notes AS n", where, args...).ColumnExpr(noteRefCols+", CASE WHEN "+in("n.title_fold")+" THEN 0 ELSE 1 END AS rnk", q)
+		return c.apply(s.db.NewSelect().ColumnExpr("*").TableExpr("(?) AS m", ranked))
+	}
+	if how == searchWalk {
+		titles, titleArgs := in("n.title_fold"), []any{q}
+		if titled {
+			titles = "n.id IN (SELECT i.id FROM bounded_notes_fts f JOIN bounded_note_fts_ids i ON i.rid = f.rowid" +
+				" WHERE bounded_notes_fts MATCH ?) AND " + titles
+			titleArgs = []any{"title_fold : " + ftsPhrase(q), q}
+		}
+		first := s.walkBranch(req, 0, titles, titleArgs...)
+		rest := s.walkBranch(req, 1, s.d.Instr+"(n.title_fold, ?) = 0 AND "+in("n.content_fold"), q, q)
+		if req.Backward() {
+			first, rest = rest, first // read in reverse order
+		}
+		page = func(c clauses) *bun.SelectQuery {
+			var union *bun.SelectQuery
+			switch {
+			case first == nil:
+				union = rest
+			case rest == nil:
+				union = first
+			default:
+				// The second branch is read only when the first ends
+				// within the page: forward, a query found in many titles
+				// reads no other note.
+				enough := s.db.NewSelect().ColumnExpr("count(*)").TableExpr("(?) AS f", first)
+				union = s.db.NewSelect().ColumnExpr("*").TableExpr("(?) AS b0", first).
+					UnionAll(s.db.NewSelect().ColumnExpr("*").TableExpr("(?) AS b1", rest).Where("(?) < ?", enough, pageRows(req)))
+			}
+			return c.apply(s.db.NewSelect().ColumnExpr("*").TableExpr("(?) AS m", union))
+		}
+	}
 	return paged{
 		count: s.from("bounded_notes AS n", where, args...),
-		page: func(c clauses) *bun.SelectQuery {
-			ranked := s.from("bounded_notes AS n", where, args...).ColumnExpr(noteRefCols+", CASE WHEN "+in("n.title_fold")+" THEN 0 ELSE 1 END AS rnk", q)
-			return c.apply(s.db.NewSelect().ColumnExpr("*").TableExpr("(?) AS m", ranked))
-		},
+		page:  page,
 		keys: []key{{inner: "m.rnk", outer: "p.rnk", num: true}, {inner: "m.updated_at", outer: "p.updated_at", desc: true, num: true},
 			{inner: "m.id", outer: "p.id"}},
 	}
+}
+
+// walkBranch is the branch of rank rank of a SearchNotes walk for req
+// (see searchWalk): the notes passing cond, with the rank, in the order of
+// the results from req's cursor (backward from it when req reads
+// backward), as many as the page may need; nil when the cursor is past
+// them all.
+func (s *Store) walkBranch(req bounded.Request, rank int64, cond string, args ...any) *bun.SelectQuery {
+	keys := updatedKeys("n.updated_at", "n.id")
+	c := clauses{limit: pageRows(req)}
+	if at := req.At; at != nil {
+		switch r, _ := at.Keys[0].(int64); {
+		case r == rank:
+			var err error
+			c.pred, c.predArgs, err = s.after(keys, &driver.Cursor{Backward: at.Backward, Keys: at.Keys[1:]})
+			if err != nil {
+				return nil // the page's own predicate fails the same way first
+			}
+		case at.Backward == (rank > r):
+			return nil
+		}
+	}
+	c.order, c.orderArgs = s.orderBy(keys, false, req.Backward())
+	return c.apply(s.from("bounded_notes AS n", cond, args...).ColumnExpr(noteRefCols+", ? AS rnk", rank))
+}
+
+// pageRows is the most rows a page of req reads from the start of its
+// order, or from its cursor: the page, the row after it, and the rows its
+// offset skips.
+func pageRows(req bounded.Request) int {
+	if req.At != nil {
+		return req.Limit + 1
+	}
+	return req.Limit + 1 + req.Offset
 }
