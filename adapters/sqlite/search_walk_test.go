@@ -25,9 +25,10 @@ import (
 // index finds in more than one note pages exactly as memrepo does, forward
 // and backward by cursor and by offset, under every count strategy, for
 // queries found in titles and contents both, in titles only, in contents
-// only, and with the title branch read through the index or walked (a
-// second store walks the queries found in more than three notes, and
-// reads up to three titles through the index).
+// only, and with the title branch read through the index or walked (two
+// stores walk the queries found in more than three notes, and read up to
+// three titles through the index: one whose titles' index was filled when
+// it was opened, one whose whole note index was).
 func TestSearchNotesWalk(t *testing.T) {
 	ctx := context.Background()
 	// The fixture, and notes holding "walkabout" in two titles and five
@@ -43,19 +44,32 @@ func TestSearchNotesWalk(t *testing.T) {
 	}
 	mem := memrepo.New()
 	var walks []ports.Notes
-	for _, broad := range []int{1, 3} {
+	for i, broad := range []int{1, 3, 3} {
 		walk, db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "walk.db"), func(d *sqlstore.Dialect) { d.BroadNotes = broad })
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer db.Close()
+		for _, n := range notes {
+			if err := walk.PutNote(ctx, n); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if i > 0 {
+			// A database made before the titles' index, or with no note
+			// index: opening it fills what is missing.
+			if err := dropNoteIndex(ctx, db, i == 2); err != nil {
+				t.Fatal(err)
+			}
+			if walk, err = sqlite.New(ctx, db, func(d *sqlstore.Dialect) { d.BroadNotes = broad }); err != nil {
+				t.Fatal(err)
+			}
+		}
 		walks = append(walks, walk)
 	}
 	for _, n := range notes {
-		for _, s := range append([]ports.Notes{mem}, walks...) {
-			if err := s.PutNote(ctx, n); err != nil {
-				t.Fatal(err)
-			}
+		if err := mem.PutNote(ctx, n); err != nil {
+			t.Fatal(err)
 		}
 	}
 	queries := walkQueries(t, notes)

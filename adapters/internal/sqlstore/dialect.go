@@ -58,7 +58,8 @@ type Dialect struct {
 	NoteIndex NoteIndex
 	// BroadNotes, under NoteIndexFTS5, is the most notes the index may
 	// find for SearchNotes to read them through it: a broader query walks
-	// the notes in order ([searchWalk]). 0 means maxIndexCandidates.
+	// the notes in order ([searchWalk]). 0 means maxIndexCandidates for a
+	// page with the exact count, maxPagedIndexCandidates for the others.
 	BroadNotes int
 	// SchemaBefore holds DDL run before the tables are created (Postgres:
 	// CREATE EXTENSION IF NOT EXISTS pg_trgm).

@@ -174,10 +174,11 @@ func trgmOps(ctx context.Context, db bun.IDB) (string, error) {
 	return `"` + strings.ReplaceAll(schema, `"`, `""`) + `".gin_trgm_ops`, nil
 }
 
-// maxPagedIndexCandidates is the most candidates the FTS5 knowledge
-// index may find for a page that does not count every match (a capped
-// count, or none) to be read through it. Such a page, read in page order
-// (UpdatedAt, then name: the bounded_entities_updated index), stops after
+// maxPagedIndexCandidates is the most candidates an FTS5 index (of the
+// knowledge graph, or of the notes: [searchWalk]) may find for a page that
+// does not count every match (a capped count, or none) to be read through
+// it. Such a page, read in page order (UpdatedAt, then name: the
+// bounded_entities_updated index, and likewise for notes), stops after
 // its rows and the capped count's: a broad query finds them within the
 // first rows read (at 100,000 entities, a query in half of them reads its
 // first page in under 1 ms), where the probe alone would read its

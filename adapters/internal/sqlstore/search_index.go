@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/uptrace/bun"
+	bunschema "github.com/uptrace/bun/schema"
 
 	"github.com/boundedkit/bounded"
 	"github.com/boundedkit/bounded/driver"
@@ -31,6 +32,8 @@ const (
 	// keeps, unlike bounded_notes' implicit rowids. A query of three
 	// characters or more is looked up as an FTS5 phrase of its trigrams,
 	// which finds the rows containing it; a shorter one reads every note.
+	// A second FTS5 table, bounded_note_titles_fts, indexes the titles
+	// alone, for the walk of a broad query ([searchWalk]).
 	NoteIndexFTS5
 	// NoteIndexTrigramGIN keeps pg_trgm GIN indexes on title_fold and
 	// content_fold, which serve LIKE '%query%' (Postgres rechecks every
@@ -73,6 +76,21 @@ var noteIndexSchema = map[NoteIndex][]string{
 			DELETE FROM bounded_notes_fts WHERE rowid = (SELECT rid FROM bounded_note_fts_ids WHERE id = old.id);
 			DELETE FROM bounded_note_fts_ids WHERE id = old.id;
 		END`,
+		// The titles alone, for the walk of a broad query ([searchWalk]):
+		// its rows come with their rids, and go before them.
+		`CREATE VIRTUAL TABLE IF NOT EXISTS bounded_note_titles_fts USING fts5(
+			title_fold, content='', contentless_delete=1, tokenize='trigram case_sensitive 1'
+		)`,
+		`CREATE TRIGGER IF NOT EXISTS bounded_note_titles_fts_insert AFTER INSERT ON bounded_note_fts_ids BEGIN
+			INSERT INTO bounded_note_titles_fts (rowid, title_fold) SELECT new.rid, title_fold FROM bounded_notes WHERE id = new.id;
+		END`,
+		`CREATE TRIGGER IF NOT EXISTS bounded_note_titles_fts_update AFTER UPDATE OF title_fold ON bounded_notes BEGIN
+			DELETE FROM bounded_note_titles_fts WHERE rowid = (SELECT rid FROM bounded_note_fts_ids WHERE id = old.id);
+			INSERT INTO bounded_note_titles_fts (rowid, title_fold) SELECT rid, new.title_fold FROM bounded_note_fts_ids WHERE id = new.id;
+		END`,
+		`CREATE TRIGGER IF NOT EXISTS bounded_note_titles_fts_delete BEFORE DELETE ON bounded_notes BEGIN
+			DELETE FROM bounded_note_titles_fts WHERE rowid = (SELECT rid FROM bounded_note_fts_ids WHERE id = old.id);
+		END`,
 	},
 	NoteIndexTrigramGIN: {
 		"CREATE EXTENSION IF NOT EXISTS pg_trgm",
@@ -90,9 +108,10 @@ func createNoteIndex(ctx context.Context, db bun.IDB, d Dialect) error {
 	switch d.NoteIndex {
 	case NoteIndexFTS5:
 		return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			var exists int
+			var notes, titles int
 			if err := tx.QueryRowContext(ctx,
-				"SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name = 'bounded_notes_fts_insert'").Scan(&exists); err != nil {
+				"SELECT count(*) FILTER (WHERE name = 'bounded_notes_fts_insert'), count(*) FILTER (WHERE name = 'bounded_note_titles_fts_insert')"+
+					" FROM sqlite_master WHERE type = 'trigger'").Scan(&notes, &titles); err != nil {
 				return fmt.Errorf("%s: create note index: %w", d.Name, err)
 			}
 			for _, s := range stmts {
@@ -100,14 +119,21 @@ func createNoteIndex(ctx context.Context, db bun.IDB, d Dialect) error {
 					return fmt.Errorf("%s: create note index: %w", d.Name, err)
 				}
 			}
-			if exists > 0 {
-				return nil
+			// A new index is filled with the notes stored; the ids'
+			// trigger fills the titles' index.
+			var fill []string
+			switch {
+			case notes == 0:
+				fill = []string{
+					"INSERT INTO bounded_note_fts_ids (id) SELECT id FROM bounded_notes WHERE id NOT IN (SELECT id FROM bounded_note_fts_ids)",
+					"INSERT INTO bounded_notes_fts (rowid, title_fold, content_fold) SELECT i.rid, n.title_fold, n.content_fold" +
+						" FROM bounded_note_fts_ids i JOIN bounded_notes n ON n.id = i.id",
+				}
+			case titles == 0:
+				fill = []string{"INSERT INTO bounded_note_titles_fts (rowid, title_fold) SELECT i.rid, n.title_fold" +
+					" FROM bounded_note_fts_ids i JOIN bounded_notes n ON n.id = i.id"}
 			}
-			for _, s := range []string{
-				"INSERT INTO bounded_note_fts_ids (id) SELECT id FROM bounded_notes WHERE id NOT IN (SELECT id FROM bounded_note_fts_ids)",
-				"INSERT INTO bounded_notes_fts (rowid, title_fold, content_fold) SELECT i.rid, n.title_fold, n.content_fold" +
-					" FROM bounded_note_fts_ids i JOIN bounded_notes n ON n.id = i.id",
-			} {
+			for _, s := range fill {
 				if _, err := tx.ExecContext(ctx, s); err != nil {
 					return fmt.Errorf("%s: fill note index: %w", d.Name, err)
 				}
@@ -155,10 +181,11 @@ func prefixRunes(s string, n int) string {
 }
 
 // maxIndexCandidates is the most candidates SQLite's FTS5 index may
-// find for SearchNotes to read the notes through it: each candidate costs
-// a lookup of its id and of its note, about five times what reading a
-// note in a scan costs, so that a query found in more notes (a broad
-// term) reads every note instead. The results are the same either way.
+// find for SearchNotes to read the notes through it for a page with the
+// exact count: each candidate costs a lookup of its id and of its note,
+// about five times what reading a note in a scan costs, so that a query
+// found in more notes (a broad term) walks them in order instead
+// ([searchWalk]). The results are the same either way.
 const maxIndexCandidates = 20_000
 
 // ftsPhrase is the FTS5 phrase of q's first indexPrefixRunes runes: an
@@ -179,37 +206,41 @@ const (
 	// index on (updated_at DESC, id), once for the notes whose title holds
 	// the query and once for the others, each stopping at the page's end:
 	// for a query found in many notes (a broad term), where a scan would
-	// read and sort them all. The title branch reads the index's title
-	// candidates instead when they are few (titled).
+	// read and sort them all. The title branch reads the candidates of
+	// the titles' index instead when they are few (titled).
 	searchWalk
 )
 
 // noteSearchFor returns how SearchNotes should find the folded query q's
-// notes: through the dialect's index when q is long enough and, under
-// FTS5, the index finds at most maxIndexCandidates notes (counted by a
-// probe that stops there), else by walking them in order; Postgres'
-// planner makes the choice itself. For a walk, titled reports whether the
-// index finds at most maxIndexCandidates notes whose title holds q.
-func (s *Store) noteSearchFor(ctx context.Context, q string) (how noteSearch, titled bool, err error) {
+// notes, for a page that counts every match (exact) or not. Under FTS5, a
+// query of three characters or more is found through the index when the
+// index finds at most Dialect.BroadNotes notes (counted by a probe that
+// stops there), else its notes are walked in order, their titles found
+// through the titles' index when it finds at most as many (titled).
+// Without BroadNotes the most is maxIndexCandidates with the exact count,
+// maxPagedIndexCandidates without (see there). Postgres walks, and its
+// planner chooses for each branch between the walk and the index.
+func (s *Store) noteSearchFor(ctx context.Context, q string, exact bool) (how noteSearch, titled bool, err error) {
 	if s.d.NoteIndex == NoteIndexNone || utf8.RuneCountInString(q) < minIndexRunes {
 		return searchScan, false, nil
 	}
 	if s.d.NoteIndex != NoteIndexFTS5 {
-		return searchIndexed, false, nil
+		return searchWalk, false, nil
 	}
-	most := cmp.Or(s.d.BroadNotes, maxIndexCandidates)
-	probe := func(match string) (bool, error) {
-		var n int
-		err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM (SELECT 1 FROM bounded_notes_fts WHERE bounded_notes_fts MATCH ? LIMIT ?) AS c",
-			match, most+1).Scan(&n)
-		return n <= most, s.wrapCtx(ctx, err)
+	most := maxPagedIndexCandidates
+	if exact {
+		most = maxIndexCandidates
 	}
-	few, err := probe(ftsPhrase(q))
-	if err != nil || few {
-		return searchIndexed, false, err
+	most = cmp.Or(s.d.BroadNotes, most)
+	var n int
+	err = s.db.QueryRowContext(ctx, "SELECT count(*) FROM (SELECT 1 FROM bounded_notes_fts WHERE bounded_notes_fts MATCH ? LIMIT ?) AS c",
+		ftsPhrase(q), most+1).Scan(&n)
+	if err != nil || n <= most {
+		return searchIndexed, false, s.wrapCtx(ctx, err)
 	}
-	titled, err = probe("title_fold : " + ftsPhrase(q))
-	return searchWalk, titled, err
+	err = s.db.QueryRowContext(ctx, "SELECT count(*) FROM (SELECT 1 FROM bounded_note_titles_fts WHERE bounded_note_titles_fts MATCH ? LIMIT ?) AS c",
+		ftsPhrase(q), most+1).Scan(&n)
+	return searchWalk, n <= most, s.wrapCtx(ctx, err)
 }
 
 // searchNotesQuery is the paged statement of SearchNotes for the folded
@@ -220,7 +251,7 @@ func (s *Store) searchNotesQuery(q string, how noteSearch, titled bool, req boun
 	in := func(col string) string { return s.d.Instr + "(" + col + ", ?) > 0" }
 	where := "(" + in("n.title_fold") + " OR " + in("n.content_fold") + ")"
 	args := []any{q, q}
-	if how == searchIndexed {
+	if how == searchIndexed || how == searchWalk && s.d.NoteIndex == NoteIndexTrigramGIN {
 		switch s.d.NoteIndex {
 		case NoteIndexFTS5:
 			where = "n.id IN (SELECT i.id FROM bounded_notes_fts f JOIN bounded_note_fts_ids i ON i.rid = f.rowid" +
@@ -232,42 +263,67 @@ func (s *Store) searchNotesQuery(q string, how noteSearch, titled bool, req boun
 			args = append([]any{pattern, pattern}, args...)
 		}
 	}
+	count := s.from("bounded_notes AS n", where, args...)
+	if how == searchWalk && s.d.NoteIndex == NoteIndexFTS5 && req.Count == bounded.CountCapped {
+		// The capped count of a broad query reads the index's candidates
+		// as the index finds them, and stops at the cap.
+		count = s.db.NewSelect().TableExpr("bounded_notes_fts AS f").
+			Join("JOIN bounded_note_fts_ids AS i ON i.rid = f.rowid").Join("JOIN bounded_notes AS n ON n.id = i.id").
+			Where("bounded_notes_fts MATCH ?", ftsPhrase(q)).Where(where, args...)
+	}
 	page := func(c clauses) *bun.SelectQuery {
 		ranked := s.from("bounded_notes AS n", where, args...).ColumnExpr(noteRefCols+", CASE WHEN "+in("n.title_fold")+" THEN 0 ELSE 1 END AS rnk", q)
 		return c.apply(s.db.NewSelect().ColumnExpr("*").TableExpr("(?) AS m", ranked))
 	}
 	if how == searchWalk {
 		titles, titleArgs := in("n.title_fold"), []any{q}
-		if titled {
-			titles = "n.id IN (SELECT i.id FROM bounded_notes_fts f JOIN bounded_note_fts_ids i ON i.rid = f.rowid" +
-				" WHERE bounded_notes_fts MATCH ?) AND " + titles
-			titleArgs = []any{"title_fold : " + ftsPhrase(q), q}
+		contents, contentArgs := s.d.Instr+"(n.title_fold, ?) = 0 AND "+in("n.content_fold"), []any{q, q}
+		switch {
+		case titled:
+			titles = "n.id IN (SELECT i.id FROM bounded_note_titles_fts f JOIN bounded_note_fts_ids i ON i.rid = f.rowid" +
+				" WHERE bounded_note_titles_fts MATCH ?) AND " + titles
+			titleArgs = []any{ftsPhrase(q), q}
+		case s.d.NoteIndex == NoteIndexTrigramGIN:
+			// The planner walks, or reads the GIN index's candidates and
+			// sorts them, as it estimates the query's matches.
+			pattern := "%" + likeEscape.Replace(prefixRunes(q, indexPrefixRunes)) + "%"
+			titles, titleArgs = "n.title_fold LIKE ? AND "+titles, []any{pattern, q}
+			contents, contentArgs = "n.content_fold LIKE ? AND "+contents, []any{pattern, q, q}
 		}
-		first := s.walkBranch(req, 0, titles, titleArgs...)
-		rest := s.walkBranch(req, 1, s.d.Instr+"(n.title_fold, ?) = 0 AND "+in("n.content_fold"), q, q)
+		// The branch read second (of rank 1, or 0 backward) reads only
+		// the rows the first leaves to the page, a LIMIT the engines
+		// compute before reading: a query found in many titles reads no
+		// other note.
+		conds := [2]string{titles, contents}
+		condArgs := [2][]any{titleArgs, contentArgs}
+		order := [2]int64{0, 1}
 		if req.Backward() {
-			first, rest = rest, first // read in reverse order
+			order = [2]int64{1, 0}
+		}
+		first := s.walkBranch(req, order[0], true, conds[order[0]], condArgs[order[0]]...)
+		var second bunschema.QueryAppender
+		if q := s.walkBranch(req, order[1], first == nil, conds[order[1]], condArgs[order[1]]...); q != nil {
+			second = q
+			if first != nil {
+				second = bun.SafeQuery("? LIMIT ? - (SELECT count(*) FROM (?) AS f)", q, pageRows(req), first)
+			}
 		}
 		page = func(c clauses) *bun.SelectQuery {
-			var union *bun.SelectQuery
+			var union bunschema.QueryAppender
 			switch {
 			case first == nil:
-				union = rest
-			case rest == nil:
+				union = second
+			case second == nil:
 				union = first
 			default:
-				// The second branch is read only when the first ends
-				// within the page: forward, a query found in many titles
-				// reads no other note.
-				enough := s.db.NewSelect().ColumnExpr("count(*)").TableExpr("(?) AS f", first)
 				union = s.db.NewSelect().ColumnExpr("*").TableExpr("(?) AS b0", first).
-					UnionAll(s.db.NewSelect().ColumnExpr("*").TableExpr("(?) AS b1", rest).Where("(?) < ?", enough, pageRows(req)))
+					UnionAll(s.db.NewSelect().ColumnExpr("*").TableExpr("(?) AS b1", second))
 			}
 			return c.apply(s.db.NewSelect().ColumnExpr("*").TableExpr("(?) AS m", union))
 		}
 	}
 	return paged{
-		count: s.from("bounded_notes AS n", where, args...),
+		count: count,
 		page:  page,
 		keys: []key{{inner: "m.rnk", outer: "p.rnk", num: true}, {inner: "m.updated_at", outer: "p.updated_at", desc: true, num: true},
 			{inner: "m.id", outer: "p.id"}},
@@ -277,11 +333,14 @@ func (s *Store) searchNotesQuery(q string, how noteSearch, titled bool, req boun
 // walkBranch is the branch of rank rank of a SearchNotes walk for req
 // (see searchWalk): the notes passing cond, with the rank, in the order of
 // the results from req's cursor (backward from it when req reads
-// backward), as many as the page may need; nil when the cursor is past
-// them all.
-func (s *Store) walkBranch(req bounded.Request, rank int64, cond string, args ...any) *bun.SelectQuery {
+// backward), with limit as many as the page may need (pageRows), else
+// with no LIMIT; nil when the cursor is past them all.
+func (s *Store) walkBranch(req bounded.Request, rank int64, limit bool, cond string, args ...any) *bun.SelectQuery {
 	keys := updatedKeys("n.updated_at", "n.id")
-	c := clauses{limit: pageRows(req)}
+	var c clauses
+	if limit {
+		c.limit = pageRows(req)
+	}
 	if at := req.At; at != nil {
 		switch r, _ := at.Keys[0].(int64); {
 		case r == rank:
