@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/adapters/internal/benchutil"
+	"github.com/boundedkit/bounded/adapters/postgres"
 	"github.com/boundedkit/bounded/ports"
 	"github.com/uptrace/bun"
 )
@@ -189,4 +191,35 @@ func TestSearchNodesPlans(t *testing.T) {
 			check(fmt.Sprintf("%q by cursor, %v", qs, count))
 		}
 	}
+}
+
+// TestSearchCodePlans checks on 10,000 chunks that SearchCode reads the
+// postings of the query's terms through the term index and looks the
+// matched chunks up by id, first page and by cursor under every count
+// strategy: no sequential scan of bounded_chunks or bounded_chunk_terms.
+func TestSearchCodePlans(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	s, err := postgres.New(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := benchutil.LoadChunks(ctx, db, 10_000); err != nil {
+		t.Fatal(err)
+	}
+	last := planRecorder(ctx, t, db)
+	check := func(name string) {
+		t.Helper()
+		tables, indexes, out := last(name)
+		terms := false
+		for _, i := range indexes {
+			terms = terms || i == "bounded_chunk_terms_pkey"
+		}
+		if len(tables) > 0 || !terms {
+			t.Errorf("%s: the plan scans %v or skips the term index (indexes %v):\n%s", name, tables, indexes, out)
+		}
+	}
+	benchutil.CodePages(t, func(q ports.CodeQuery, p bounded.Page) (bounded.Paged[ports.CodeMatch], error) {
+		return s.SearchCode(ctx, q, p)
+	}, check)
 }

@@ -248,3 +248,37 @@ func checkWalkPlan(t *testing.T, name string, steps []step, walks int) {
 		t.Errorf("%s: the plan walks bounded_notes_updated %d times, want %d:\n%s", name, n, walks, format(steps))
 	}
 }
+
+// TestSearchCodePlans checks that SearchCode reads the postings of the
+// query's terms through the term index and looks each matched chunk up by
+// id, first page and by cursor under every count strategy: no step scans
+// bounded_chunks or bounded_chunk_terms.
+func TestSearchCodePlans(t *testing.T) {
+	ctx := context.Background()
+	s, db := planDB(t)
+	if err := benchutil.LoadChunks(ctx, db, 2000); err != nil {
+		t.Fatal(err)
+	}
+	rec := analyzeAndRecord(t, db)
+	check := func(name string) {
+		t.Helper()
+		steps := plan(t, db, rec.last)
+		terms, counts := false, false
+		for _, st := range steps {
+			counts = counts || st.detail == "CO-ROUTINE c" // the row of counts, also named c
+		}
+		for _, st := range steps {
+			terms = terms || strings.HasPrefix(st.detail, "SEARCH bounded_chunk_terms USING")
+			chunks := st.detail == "SCAN c" && !(counts && st.parent == 0) || strings.HasPrefix(st.detail, "SCAN c ")
+			if chunks || strings.HasPrefix(st.detail, "SCAN bounded_chunk") {
+				t.Errorf("%s: the plan scans a table of chunks:\n%s", name, format(steps))
+			}
+		}
+		if !terms {
+			t.Errorf("%s: the plan does not search the term index:\n%s", name, format(steps))
+		}
+	}
+	benchutil.CodePages(t, func(q ports.CodeQuery, p bounded.Page) (bounded.Paged[ports.CodeMatch], error) {
+		return s.SearchCode(ctx, q, p)
+	}, check)
+}

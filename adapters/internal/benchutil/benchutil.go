@@ -31,6 +31,7 @@ type Store interface {
 	ports.Notes
 	ports.Knowledge
 	ports.History
+	ports.Code
 }
 
 // Opener opens a new, empty store and its bun database for a data set of

@@ -25,7 +25,10 @@ type Reindex func(ctx context.Context, db *bun.DB) (time.Duration, int64, error)
 // note); for entities, a broad term ("alpha": half of them) and a
 // selective one (the notes' number after a space: " 12" at 100,000
 // matches the 1,111 names whose closing number starts with 12), first,
-// by cursor and with the exact count. It logs the load's throughput and,
+// by cursor and with the exact count; for code ([LoadChunks]), a query of
+// two identifiers, one in 1,000 chunks and one in a single chunk, first,
+// by cursor and with the exact count, and a broad term ("context": every
+// chunk). It logs the load's throughput and,
 // through reindex, the note index's build time (0: not timed) and size.
 //
 //	go test -run '^$' -bench Search -benchtime 20x ./adapters/sqlite/
@@ -36,6 +39,11 @@ func RunSearch(b *testing.B, open Opener, reindex Reindex) {
 			ctx := context.Background()
 			store, db := open(b, rows)
 			start := time.Now()
+			if err := LoadChunks(ctx, db, rows); err != nil {
+				b.Fatal(err)
+			}
+			b.Logf("load: %d chunks and their terms in %v", rows, time.Since(start).Round(time.Millisecond))
+			start = time.Now()
 			loadAndAnalyze(ctx, b, db, rows)
 			took := time.Since(start)
 			b.Logf("load: %d notes (and as many runs and entities) in %v, %.0f notes/s with the note index", rows, took.Round(time.Millisecond), float64(rows)/took.Seconds())
@@ -64,6 +72,12 @@ func RunSearch(b *testing.B, open Opener, reindex Reindex) {
 				return store.SearchNodes(ctx, ports.NodeQuery{Queries: []string{q}}, p)
 			}
 			nodeCursor := fifthCursor(b, "entities", selectiveNode, capped, nodes)
+			// A shard's name is in 1,000 chunks, a handler's in one.
+			selectiveCode := ports.CodeQuery{Query: "shard7 handle7007"}
+			code := func(q string, p bounded.Page) (bounded.Paged[ports.CodeMatch], error) {
+				return store.SearchCode(ctx, ports.CodeQuery{Query: q}, p)
+			}
+			codeCursor := fifthCursor(b, "chunks", selectiveCode.Query, capped, code)
 			cases := []struct {
 				name string
 				call func() (int, error)
@@ -88,6 +102,16 @@ func RunSearch(b *testing.B, open Opener, reindex Reindex) {
 					pg, err := nodes(selectiveNode, bounded.Page{Limit: 20})
 					return len(pg.Items), err
 				}},
+				{"code/selective/first", func() (int, error) { pg, err := code(selectiveCode.Query, capped); return len(pg.Items), err }},
+				{"code/selective/cursor5", func() (int, error) {
+					pg, err := code(selectiveCode.Query, bounded.Page{Limit: 20, Cursor: codeCursor, Count: bounded.CountCapped})
+					return len(pg.Items), err
+				}},
+				{"code/selective/exact", func() (int, error) {
+					pg, err := code(selectiveCode.Query, bounded.Page{Limit: 20})
+					return len(pg.Items), err
+				}},
+				{"code/broad/first", func() (int, error) { pg, err := code("context", capped); return len(pg.Items), err }},
 			}
 			for _, c := range cases {
 				b.Run(c.name, func(b *testing.B) {
