@@ -28,7 +28,8 @@ type Reindex func(ctx context.Context, db *bun.DB) (time.Duration, int64, error)
 // by cursor and with the exact count; for code ([LoadChunks]), a query of
 // two identifiers, one in 1,000 chunks and one in a single chunk, first,
 // by cursor and with the exact count, and a broad term ("context": every
-// chunk). It logs the load's throughput and,
+// chunk); and fuzzy search for a misspelled name ("alpah beta", threshold
+// 0.3), first page and 5th by cursor. It logs the load's throughput and,
 // through reindex, the note index's build time (0: not timed) and size.
 //
 //	go test -run '^$' -bench Search -benchtime 20x ./adapters/sqlite/
@@ -72,6 +73,12 @@ func RunSearch(b *testing.B, open Opener, reindex Reindex) {
 				return store.SearchNodes(ctx, ports.NodeQuery{Queries: []string{q}}, p)
 			}
 			nodeCursor := fifthCursor(b, "entities", selectiveNode, capped, nodes)
+			// "alpah beta" is within 0.3 of the names "alpha beta <i>", a
+			// 18th of the entities.
+			fuzzy := ports.NodeQuery{Queries: []string{"alpah beta"}, Mode: ports.Fuzzy, Threshold: 0.3}
+			fuzzyCursor := fifthCursor(b, "entities (fuzzy)", fuzzy.Queries[0], capped, func(_ string, p bounded.Page) (bounded.Paged[ports.NodeMatch], error) {
+				return store.SearchNodes(ctx, fuzzy, p)
+			})
 			// A shard's name is in 1,000 chunks, a handler's in one.
 			selectiveCode := ports.CodeQuery{Query: "shard7 handle7007"}
 			code := func(q string, p bounded.Page) (bounded.Paged[ports.CodeMatch], error) {
@@ -100,6 +107,11 @@ func RunSearch(b *testing.B, open Opener, reindex Reindex) {
 				}},
 				{"knowledge/selective/exact", func() (int, error) {
 					pg, err := nodes(selectiveNode, bounded.Page{Limit: 20})
+					return len(pg.Items), err
+				}},
+				{"fuzzy/first", func() (int, error) { pg, err := store.SearchNodes(ctx, fuzzy, capped); return len(pg.Items), err }},
+				{"fuzzy/cursor5", func() (int, error) {
+					pg, err := store.SearchNodes(ctx, fuzzy, bounded.Page{Limit: 20, Cursor: fuzzyCursor, Count: bounded.CountCapped})
 					return len(pg.Items), err
 				}},
 				{"code/selective/first", func() (int, error) { pg, err := code(selectiveCode.Query, capped); return len(pg.Items), err }},
