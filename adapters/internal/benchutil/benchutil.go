@@ -159,14 +159,13 @@ func Run(b *testing.B, open Opener) {
 
 // Load bulk-loads n notes (each linking to "hub", so Backlinks("hub") has
 // n items), n runs of endpoint "ep" (every tenth body 1,500 characters,
-// the others 100) and n entities (half named "alpha ...", with their
-// trigrams, as fuzzy search over the trigram table reads them) straight
-// into the adapter's tables, with multi-row INSERTs in one transaction.
+// the others 100) and n entities (half named "alpha ...") straight into
+// the adapter's tables, with multi-row INSERTs in one transaction. The
+// entities' trigrams are loaded by [LoadTrigrams].
 func Load(ctx context.Context, db *bun.DB, n int) error {
 	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro()
 	// A permutation of 0..n-1: distinct, shuffled times.
 	perm := func(i int) int64 { return int64((i*7919 + 13) % n) }
-	words := []string{"beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa"}
 	if db.Dialect().Name() == dialect.SQLite {
 		// A page cache big enough for the indexes being filled.
 		if _, err := db.ExecContext(ctx, "PRAGMA cache_size = -1000000"); err != nil {
@@ -195,15 +194,37 @@ func Load(ctx context.Context, db *bun.DB, n int) error {
 			ins.add("bounded_runs", "id, endpoint_id, started_at, finished_at, status, status_code, body, body_chars",
 				fmt.Sprintf("run/%07d", i), "ep", base+perm(i)*1_000_000, base+perm(i)*1_000_000+500, "ok", 200, body, utf8.RuneCountInString(body))
 
-			first := "alpha"
-			if i%2 == 1 {
-				first = words[i%len(words)]
-			}
-			name := fmt.Sprintf("%s %s %d", first, words[(i/2)%len(words)], i)
+			name := entityName(i)
 			tri := ports.Trigrams(name)
 			ins.add("bounded_entities", "name, entity_type, name_fold, type_fold, observations, tags, updated_at, trigram_count",
 				name, "concept", ports.Fold(name), "concept", "", "", base+perm(i)*1_000_000, len(tri))
-			for _, t := range tri {
+			if ins.err != nil {
+				return ins.err
+			}
+		}
+		ins.flushAll()
+		return ins.err
+	})
+}
+
+// entityName is the name of the i-th entity [Load] writes.
+func entityName(i int) string {
+	words := []string{"beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa"}
+	first := "alpha"
+	if i%2 == 1 {
+		first = words[i%len(words)]
+	}
+	return fmt.Sprintf("%s %s %d", first, words[(i/2)%len(words)], i)
+}
+
+// LoadTrigrams writes the trigrams of the n entities [Load] wrote, as
+// fuzzy search over the trigram table reads them, in one transaction.
+func LoadTrigrams(ctx context.Context, db *bun.DB, n int) error {
+	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		ins := newInserter(ctx, tx)
+		for i := range n {
+			name := entityName(i)
+			for _, t := range ports.Trigrams(name) {
 				ins.add("bounded_entity_trigrams", "trigram, name", t, name)
 			}
 			if ins.err != nil {

@@ -45,6 +45,11 @@ func RunSearch(b *testing.B, open Opener, reindex Reindex) {
 			}
 			b.Logf("load: %d chunks and their terms in %v", rows, time.Since(start).Round(time.Millisecond))
 			start = time.Now()
+			if err := LoadTrigrams(ctx, db, rows); err != nil {
+				b.Fatal(err)
+			}
+			b.Logf("load: the trigrams of %d entities in %v", rows, time.Since(start).Round(time.Millisecond))
+			start = time.Now()
 			loadAndAnalyze(ctx, b, db, rows)
 			took := time.Since(start)
 			b.Logf("load: %d notes (and as many runs and entities) in %v, %.0f notes/s with the note index", rows, took.Round(time.Millisecond), float64(rows)/took.Seconds())
