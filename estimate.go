@@ -245,10 +245,20 @@ func scanMixed[T string | []byte](t *stateTable, s T, i int, milli int64, row ui
 			}
 			continue
 		}
-		r, size := decodeRuneAt(s, i)
+		var r rune
+		var size int
+		if c := s[i]; 0xE1 <= c && c <= 0xEC && i+2 < len(s) && s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80 {
+			// Three bytes that can be neither overlong nor a surrogate:
+			// most scripts written in three bytes, CJK among them.
+			r, size = rune(c&0x0F)<<12|rune(s[i+1]&0x3F)<<6|rune(s[i+2]&0x3F), 3
+		} else {
+			r, size = decodeRuneAt(s, i)
+		}
 		var cost int64
 		var word bool
-		if r < runePagesEnd && size > 1 {
+		if hanFirst <= r && r <= hanLast {
+			cost, word = costHan, true // the commonest CJK, without a page
+		} else if r < runePagesEnd && size > 1 {
 			if r>>8 != pageAt {
 				page, pageAt = runePage(r>>8), r>>8
 			}
@@ -302,6 +312,9 @@ var runePages [runePagesEnd >> 8]atomic.Pointer[[256]uint16]
 const (
 	runePagesEnd = 0x30000
 	wordBit      = 1 << 15
+	// hanFirst to hanLast, the CJK Unified Ideographs, are all Han
+	// letters: costHan, word-like (a test checks each).
+	hanFirst, hanLast = 0x4e00, 0x9fff
 )
 
 // runeInfo returns runeCost(r, size) and wordLike(r) for a rune decoded

@@ -371,3 +371,13 @@ func BenchmarkEstimatorKinds(b *testing.B) {
 		})
 	}
 }
+
+// TestHanRange checks that every rune scanMixed takes for a Han letter
+// without reading its page is one: costHan, word-like.
+func TestHanRange(t *testing.T) {
+	for r := rune(hanFirst); r <= hanLast; r++ {
+		if c, w := runeCost(r, utf8.RuneLen(r)), wordLike(r); c != costHan || !w {
+			t.Fatalf("U+%04X: cost %d, word-like %v; want %d, true", r, c, w, costHan)
+		}
+	}
+}
