@@ -251,6 +251,8 @@ func scanMixed[T string | []byte](t *stateTable, s T, i int, milli int64, row ui
 			// Three bytes that can be neither overlong nor a surrogate:
 			// most scripts written in three bytes, CJK among them.
 			r, size = rune(c&0x0F)<<12|rune(s[i+1]&0x3F)<<6|rune(s[i+2]&0x3F), 3
+		} else if 0xC2 <= c && c < 0xE0 && i+1 < len(s) && s[i+1]&0xC0 == 0x80 {
+			r, size = rune(c&0x1F)<<6|rune(s[i+1]&0x3F), 2
 		} else {
 			r, size = decodeRuneAt(s, i)
 		}
