@@ -176,8 +176,17 @@ func appendJSONString(b []byte, s string) []byte {
 			start = i
 			continue
 		}
-		// A run of non-ASCII runes.
+		// A run of non-ASCII runes. Those of two bytes, and of three
+		// that can be neither overlong, a surrogate, U+2028 nor U+2029,
+		// are checked here.
 		for i < len(s) && s[i] >= utf8.RuneSelf {
+			if c := s[i]; (c == 0xE1 || 0xE3 <= c && c <= 0xEC) && i+2 < len(s) && s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80 {
+				i += 3
+				continue
+			} else if 0xC2 <= c && c < 0xE0 && i+1 < len(s) && s[i+1]&0xC0 == 0x80 {
+				i += 2
+				continue
+			}
 			switch size := runeLen(s, i); {
 			case size == 1:
 				b = append(b, s[start:i]...)
