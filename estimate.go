@@ -227,19 +227,21 @@ func scanMixed[T string | []byte](t *stateTable, s T, i int, milli int64, row ui
 	for i < len(s) {
 		if s[i] < utf8.RuneSelf {
 			// The ASCII bytes up to the next rune, two a lookup.
-			end := len(s)
+			var end int
 			if i+8 <= len(s) {
 				h := load64(s, i) & highBits
 				if h == 0 {
 					break
 				}
 				end = i + bits.TrailingZeros64(h)/8
+			} else {
+				end = asciiEnd(s, i)
 			}
-			for ; i+1 < end && s[i]|s[i+1] < utf8.RuneSelf; i += 2 {
+			for ; i+1 < end; i += 2 {
 				p := row + uint(t.pairClass[uint16(s[i])|uint16(s[i+1])<<8])
 				milli, row = milli+int64(t.cost[p]), uint(t.next[p])
 			}
-			if i < end && s[i] < utf8.RuneSelf {
+			if i < end {
 				x := t.one[row/numByteClasses+uint(byteClass[s[i]])]
 				milli, row, i = milli+int64(x>>16), uint(x&0xffff), i+1
 			}
@@ -451,6 +453,15 @@ func scanLanes[T string | []byte](t *stateTable, s T, milli int64, row uint) (in
 		return ma, rc, xa + x
 	}
 	return ma + mbc, rc, xa + xbc
+}
+
+// asciiEnd returns the offset of the first byte of s at or after i that
+// is not ASCII, or len(s).
+func asciiEnd[T string | []byte](s T, i int) int {
+	for i < len(s) && s[i] < utf8.RuneSelf {
+		i++
+	}
+	return i
 }
 
 // asciiFrom returns the offset of the first ASCII byte of s at or after
