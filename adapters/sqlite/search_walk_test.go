@@ -205,23 +205,22 @@ func walkBoth(t *testing.T, name string, s ports.Notes, p bounded.Page,
 	var pages []walkedPage
 	pg, err := search(s, p)
 	pages = append(pages, pageView(pg, err))
-	for i := 0; err == nil && pg.Page.NextCursor != ""; i++ {
-		if i > 200 {
-			t.Fatalf("%s: over 200 pages forward", name)
+	for _, dir := range []struct {
+		name   string
+		cursor func(bounded.PageInfo) string
+	}{
+		{"forward", func(pi bounded.PageInfo) string { return pi.NextCursor }},
+		{"backward", func(pi bounded.PageInfo) string { return pi.PrevCursor }},
+	} {
+		for i := 0; err == nil && dir.cursor(pg.Page) != ""; i++ {
+			if i > 200 {
+				t.Fatalf("%s: over 200 pages %s", name, dir.name)
+			}
+			q := p
+			q.Cursor = dir.cursor(pg.Page)
+			pg, err = search(s, q)
+			pages = append(pages, pageView(pg, err))
 		}
-		q := p
-		q.Cursor = pg.Page.NextCursor
-		pg, err = search(s, q)
-		pages = append(pages, pageView(pg, err))
-	}
-	for i := 0; err == nil && pg.Page.PrevCursor != ""; i++ {
-		if i > 200 {
-			t.Fatalf("%s: over 200 pages backward", name)
-		}
-		q := p
-		q.Cursor = pg.Page.PrevCursor
-		pg, err = search(s, q)
-		pages = append(pages, pageView(pg, err))
 	}
 	return pages
 }

@@ -214,13 +214,7 @@ func (s *Store) useKnowledgeIndex(ctx context.Context, qs []string, exact bool) 
 	if exact {
 		most = maxIndexCandidates
 	}
-	var n int
-	err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM (SELECT 1 FROM bounded_entities_fts WHERE bounded_entities_fts MATCH ? LIMIT ?) AS c",
-		ftsQuery(qs), most+1).Scan(&n)
-	if err != nil {
-		return false, s.wrapCtx(ctx, err)
-	}
-	return n <= most, nil
+	return s.ftsAtMost(ctx, "bounded_entities_fts", ftsQuery(qs), most)
 }
 
 // ftsQuery is the FTS5 query finding the rows that contain any of the

@@ -232,15 +232,24 @@ func (s *Store) noteSearchFor(ctx context.Context, q string, exact bool) (how no
 		most = maxIndexCandidates
 	}
 	most = cmp.Or(s.d.BroadNotes, most)
-	var n int
-	err = s.db.QueryRowContext(ctx, "SELECT count(*) FROM (SELECT 1 FROM bounded_notes_fts WHERE bounded_notes_fts MATCH ? LIMIT ?) AS c",
-		ftsPhrase(q), most+1).Scan(&n)
-	if err != nil || n <= most {
-		return searchIndexed, false, s.wrapCtx(ctx, err)
+	few, err := s.ftsAtMost(ctx, "bounded_notes_fts", ftsPhrase(q), most)
+	if err != nil || few {
+		return searchIndexed, false, err
 	}
-	err = s.db.QueryRowContext(ctx, "SELECT count(*) FROM (SELECT 1 FROM bounded_note_titles_fts WHERE bounded_note_titles_fts MATCH ? LIMIT ?) AS c",
-		ftsPhrase(q), most+1).Scan(&n)
-	return searchWalk, n <= most, s.wrapCtx(ctx, err)
+	titled, err = s.ftsAtMost(ctx, "bounded_note_titles_fts", ftsPhrase(q), most)
+	return searchWalk, titled, err
+}
+
+// ftsAtMost reports whether the FTS5 table finds at most most rows for
+// the query match, counted by a probe that stops past them.
+func (s *Store) ftsAtMost(ctx context.Context, table, match string, most int) (bool, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM (SELECT 1 FROM "+table+" WHERE "+table+" MATCH ? LIMIT ?) AS c",
+		match, most+1).Scan(&n)
+	if err != nil {
+		return false, s.wrapCtx(ctx, err)
+	}
+	return n <= most, nil
 }
 
 // searchNotesQuery is the paged statement of SearchNotes for the folded
@@ -300,15 +309,16 @@ func (s *Store) searchNotesQuery(q string, how noteSearch, titled bool, req boun
 		if req.Backward() {
 			order = [2]int64{1, 0}
 		}
-		first := s.walkBranch(req, order[0], true, conds[order[0]], condArgs[order[0]]...)
-		var second bunschema.QueryAppender
-		if q := s.walkBranch(req, order[1], first == nil, conds[order[1]], condArgs[order[1]]...); q != nil {
-			second = q
-			if first != nil {
-				second = bun.SafeQuery("? LIMIT ? - (SELECT count(*) FROM (?) AS f)", q, pageRows(req), first)
-			}
-		}
 		page = func(c clauses) *bun.SelectQuery {
+			// Built here, once run has checked the cursor's keys.
+			first := s.walkBranch(req, order[0], true, conds[order[0]], condArgs[order[0]]...)
+			var second bunschema.QueryAppender
+			if q := s.walkBranch(req, order[1], first == nil, conds[order[1]], condArgs[order[1]]...); q != nil {
+				second = q
+				if first != nil {
+					second = bun.SafeQuery("? LIMIT ? - (SELECT count(*) FROM (?) AS f)", q, pageRows(req), first)
+				}
+			}
 			var union bunschema.QueryAppender
 			switch {
 			case first == nil:
@@ -347,7 +357,7 @@ func (s *Store) walkBranch(req bounded.Request, rank int64, limit bool, cond str
 			var err error
 			c.pred, c.predArgs, err = s.after(keys, &driver.Cursor{Backward: at.Backward, Keys: at.Keys[1:]})
 			if err != nil {
-				return nil // the page's own predicate fails the same way first
+				return nil // unreachable: run checked the same keys
 			}
 		case at.Backward == (rank > r):
 			return nil
