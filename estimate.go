@@ -477,9 +477,17 @@ func asciiFrom[T string | []byte](s T, i int) int {
 
 // guessRow guesses the row of the state the machine is in at s[at],
 // reading from the state at the start over the warmup bytes before, from
-// no further back than from.
+// no further back than from. Every rune leaves the machine in the same
+// state (afterRune): from the last one before at, the guess is exact.
 func guessRow[T string | []byte](t *stateTable, s T, from, at int) uint {
-	_, row, _ := scanText(t, s[asciiFrom(s[:at], max(from, at-warmup)):at], 0, 0)
+	start := max(from, at-warmup)
+	for i := at - 1; i >= start; i-- {
+		if s[i] >= utf8.RuneSelf {
+			_, row, _ := scanText(t, s[i+1:at], 0, t.afterRune)
+			return row
+		}
+	}
+	_, row, _ := scanText(t, s[start:at], 0, 0)
 	return row
 }
 

@@ -158,6 +158,27 @@ func longText(r *rand.Rand, n int) string {
 	return b.String()
 }
 
+// TestStateAfterRune checks what scanLanes relies on to start a part
+// after a rune: at every ASCII byte (and the end) just after a non-ASCII
+// one, the machine is in the state of afterRune, whatever came before.
+func TestStateAfterRune(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 9))
+	m := machine()
+	for range 2000 {
+		s := randomText(r) + randomText(r)
+		for i := 1; i <= len(s); i++ {
+			if s[i-1] < utf8.RuneSelf || i < len(s) && s[i] >= utf8.RuneSelf {
+				continue
+			}
+			var e estimate
+			addTextSimple(&e, s[:i])
+			if row := uint(e.state) * pairRow; row != m.afterRune {
+				t.Fatalf("%q: row %d after %q, want afterRune's %d", s, row, s[:i], m.afterRune)
+			}
+		}
+	}
+}
+
 // TestEstimatorFastMatchesSimple checks that the shortcuts of addText
 // (8 bytes a step, two halves at once, with the second half's start state
 // guessed) change no estimate, on random texts of every class of
