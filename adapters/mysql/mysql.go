@@ -85,6 +85,7 @@ var Dialect = sqlstore.Dialect{
 	NoteIndex:      sqlstore.NoteIndexNone,
 	Schema:         sqlstore.MySQLSchema(),
 	OnDuplicateKey: true,
+	ConstLimit:     true,
 	Double:         "DOUBLE",
 	CharLength:     "char_length",
 	ExpandKeyset:   true,

@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/adapters/internal/adaptertest"
 	"github.com/boundedkit/bounded/adapters/internal/benchutil"
+	"github.com/boundedkit/bounded/adapters/internal/sqlstore"
 	"github.com/boundedkit/bounded/adapters/postgres"
 	"github.com/boundedkit/bounded/ports"
 	"github.com/uptrace/bun"
@@ -222,4 +224,50 @@ func TestSearchCodePlans(t *testing.T) {
 	benchutil.CodePages(t, func(q ports.CodeQuery, p bounded.Page) (bounded.Paged[ports.CodeMatch], error) {
 		return s.SearchCode(ctx, q, p)
 	}, check)
+}
+
+// TestSearchCodeWalkPlans checks that SearchCode walks a query whose
+// terms are found in many chunks down bounded_chunks_order, first page
+// and by cursor both ways under every count strategy: no sequential scan
+// of a table of chunks or terms.
+func TestSearchCodeWalkPlans(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	s, err := postgres.New(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := benchutil.LoadChunks(ctx, db, 5000); err != nil {
+		t.Fatal(err)
+	}
+	last := planRecorder(ctx, t, db)
+	check := func(name string) {
+		t.Helper()
+		tables, indexes, out := last(name)
+		walk := false
+		for _, i := range indexes {
+			walk = walk || i == "bounded_chunks_order"
+		}
+		// The page before the second of "context shard3" is among the
+		// chunks sharing both terms, the shard's: no walk reads it.
+		before := strings.Contains(name, "shard3") && strings.Contains(name, "page before")
+		if len(tables) > 0 || !walk && !before {
+			t.Errorf("%s: the plan scans %v or does not walk bounded_chunks_order (indexes %v):\n%s", name, tables, indexes, out)
+		}
+	}
+	benchutil.CodeWalkPages(t, func(q ports.CodeQuery, p bounded.Page) (bounded.Paged[ports.CodeMatch], error) {
+		return s.SearchCode(ctx, q, p)
+	}, check)
+}
+
+// TestSearchCodeWalk checks SearchCode's walk of the chunks in result
+// order against memrepo ([adaptertest.CodeWalk]).
+func TestSearchCodeWalk(t *testing.T) {
+	adaptertest.CodeWalk(t, func(t *testing.T, broad int) ports.Code {
+		s, err := postgres.New(context.Background(), openDB(t), func(d *sqlstore.Dialect) { d.BroadCode = broad })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
 }

@@ -282,3 +282,48 @@ func TestSearchCodePlans(t *testing.T) {
 		return s.SearchCode(ctx, q, p)
 	}, check)
 }
+
+// TestSearchCodeWalkPlans checks that SearchCode walks a query whose
+// terms are found in many chunks down bounded_chunks_order, first page
+// and by cursor both ways under every count strategy: no step scans a
+// table of chunks or terms in another order, and no walk sorts the chunks
+// it reads (the candidates of a shard's name are found through the term
+// index, and sorted).
+func TestSearchCodeWalkPlans(t *testing.T) {
+	ctx := context.Background()
+	s, db := planDB(t)
+	if err := benchutil.LoadChunks(ctx, db, 5000); err != nil {
+		t.Fatal(err)
+	}
+	rec := analyzeAndRecord(t, db)
+	check := func(name string) {
+		t.Helper()
+		steps := plan(t, db, rec.last)
+		walking := map[int]bool{}
+		for _, st := range steps {
+			if strings.Contains(st.detail, " c USING INDEX bounded_chunks_order") {
+				walking[st.parent] = true
+			}
+		}
+		for _, st := range steps {
+			switch {
+			case st.detail == "SCAN c" && st.parent != 0, // the row of counts is c too
+				strings.HasPrefix(st.detail, "SCAN c ") && !strings.Contains(st.detail, "bounded_chunks_order"),
+				st.detail == "SCAN t", st.detail == "SCAN u", strings.HasPrefix(st.detail, "SCAN t "), strings.HasPrefix(st.detail, "SCAN u "),
+				strings.HasPrefix(st.detail, "SCAN bounded_chunk"):
+				t.Errorf("%s: the plan scans a table out of order:\n%s", name, format(steps))
+			case strings.Contains(st.detail, "TEMP B-TREE") && walking[st.parent]:
+				t.Errorf("%s: the plan sorts the chunks it walks:\n%s", name, format(steps))
+			}
+		}
+		// The page before the second of "context shard3" is among the
+		// chunks sharing both terms, the shard's: no walk reads it.
+		before := strings.Contains(name, "shard3") && strings.Contains(name, "page before")
+		if len(walking) == 0 && !before {
+			t.Errorf("%s: the plan does not walk bounded_chunks_order:\n%s", name, format(steps))
+		}
+	}
+	benchutil.CodeWalkPages(t, func(q ports.CodeQuery, p bounded.Page) (bounded.Paged[ports.CodeMatch], error) {
+		return s.SearchCode(ctx, q, p)
+	}, check)
+}

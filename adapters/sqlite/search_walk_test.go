@@ -9,9 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/adapters/internal/adaptertest"
 	"github.com/boundedkit/bounded/adapters/internal/sqlstore"
 	"github.com/boundedkit/bounded/adapters/sqlite"
 	"github.com/boundedkit/bounded/conformance"
@@ -95,32 +94,10 @@ func TestSearchNotesWalk(t *testing.T) {
 		if !deep && q != "walkabout" && q != "ALKA" {
 			stores = walks[:1]
 		}
-		for _, count := range []bounded.Page{{}, {Count: bounded.CountCapped, CountCap: 4}, {Count: bounded.CountNone}} {
-			for _, size := range sizes {
-				p := count
-				p.Limit = size
-				name := fmt.Sprintf("%q, %d a page, count %v", q, size, count.Count)
-				search := func(s ports.Notes, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
-					return s.SearchNotes(ctx, q, p)
-				}
-				want := walkBoth(t, name, mem, p, search)
-				for i, walk := range stores {
-					got := walkBoth(t, name, walk, p, search)
-					if diff := cmp.Diff(want, got); diff != "" {
-						t.Errorf("%s, store %d (-memrepo +sqlite):\n%s", name, i, diff)
-					}
-					for _, off := range offsets {
-						p.Offset = off
-						w, werr := search(mem, p)
-						g, gerr := search(walk, p)
-						if diff := cmp.Diff(pageView(w, werr), pageView(g, gerr)); diff != "" {
-							t.Errorf("%s, store %d, offset %d (-memrepo +sqlite):\n%s", name, i, off, diff)
-						}
-					}
-					p.Offset = 0
-				}
-			}
-		}
+		adaptertest.SameWalks(t, fmt.Sprintf("%q", q), sizes, offsets, ports.Notes(mem), stores,
+			func(s ports.Notes) func(bounded.Page) (bounded.Paged[ports.NoteRef], error) {
+				return func(p bounded.Page) (bounded.Paged[ports.NoteRef], error) { return s.SearchNotes(ctx, q, p) }
+			}, noteID)
 	}
 }
 
@@ -175,52 +152,17 @@ func walkQueries(t *testing.T, notes []ports.Note, deep bool) []string {
 	return slices.Concat(both, few, titles, contents, fixed)
 }
 
-// walkedPage is what a walk compares of a page: its items' ids and its
-// info but for the cursors' values.
-type walkedPage struct {
-	IDs        []string
-	Info       bounded.PageInfo
-	Next, Prev bool
-	CursorAt   bool
-	Err        string
-}
+func noteID(n ports.NoteRef) string { return n.ID }
 
-func pageView(pg bounded.Paged[ports.NoteRef], err error) walkedPage {
-	v := walkedPage{Info: pg.Page, Next: pg.Page.NextCursor != "", Prev: pg.Page.PrevCursor != "", CursorAt: pg.CursorAt != nil}
-	v.Info.NextCursor, v.Info.PrevCursor = "", ""
-	for _, it := range pg.Items {
-		v.IDs = append(v.IDs, it.ID)
-	}
-	if err != nil {
-		v.Err = err.Error()
-	}
-	return v
-}
-
-// walkBoth walks search from the first page p to the last by NextCursor,
-// then back to the first by PrevCursor, and returns every page read.
-func walkBoth(t *testing.T, name string, s ports.Notes, p bounded.Page,
-	search func(ports.Notes, bounded.Page) (bounded.Paged[ports.NoteRef], error)) []walkedPage {
-	t.Helper()
-	var pages []walkedPage
-	pg, err := search(s, p)
-	pages = append(pages, pageView(pg, err))
-	for _, dir := range []struct {
-		name   string
-		cursor func(bounded.PageInfo) string
-	}{
-		{"forward", func(pi bounded.PageInfo) string { return pi.NextCursor }},
-		{"backward", func(pi bounded.PageInfo) string { return pi.PrevCursor }},
-	} {
-		for i := 0; err == nil && dir.cursor(pg.Page) != ""; i++ {
-			if i > 200 {
-				t.Fatalf("%s: over 200 pages %s", name, dir.name)
-			}
-			q := p
-			q.Cursor = dir.cursor(pg.Page)
-			pg, err = search(s, q)
-			pages = append(pages, pageView(pg, err))
+// TestSearchCodeWalk checks SearchCode's walk of the chunks in result
+// order against memrepo ([adaptertest.CodeWalk]).
+func TestSearchCodeWalk(t *testing.T) {
+	adaptertest.CodeWalk(t, func(t *testing.T, broad int) ports.Code {
+		s, db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "code.db"), func(d *sqlstore.Dialect) { d.BroadCode = broad })
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	return pages
+		t.Cleanup(func() { db.Close() })
+		return s
+	})
 }

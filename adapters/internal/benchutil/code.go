@@ -67,3 +67,34 @@ func CodePages(tb testing.TB, search func(q ports.CodeQuery, p bounded.Page) (bo
 		check(fmt.Sprintf("by cursor, %v", count))
 	}
 }
+
+// CodeWalkPages runs SearchCode over [LoadChunks] of 5,000 chunks by
+// search for queries it walks in result order: "context" (every chunk)
+// and "context shard3" (a shard of 1,000 chunks and every chunk): for
+// each, the first page of 2, then the next page and the page before it
+// by cursor, under each count strategy, calling check after each call
+// with its name.
+func CodeWalkPages(tb testing.TB, search func(q ports.CodeQuery, p bounded.Page) (bounded.Paged[ports.CodeMatch], error), check func(name string)) {
+	tb.Helper()
+	for _, q := range []ports.CodeQuery{{Query: "context"}, {Query: "context shard3"}} {
+		for _, count := range []bounded.CountMode{bounded.CountExact, bounded.CountCapped, bounded.CountNone} {
+			first, err := search(q, bounded.Page{Limit: 2, Count: count})
+			if err != nil {
+				tb.Fatal(err)
+			}
+			if first.Page.NextCursor == "" || len(first.Items) != 2 {
+				tb.Fatalf("SearchCode(%q): %d results and cursor %q, want 2 of many", q.Query, len(first.Items), first.Page.NextCursor)
+			}
+			check(fmt.Sprintf("%q, first page, %v", q.Query, count))
+			next, err := search(q, bounded.Page{Limit: 2, Cursor: first.Page.NextCursor, Count: count})
+			if err != nil {
+				tb.Fatal(err)
+			}
+			check(fmt.Sprintf("%q, next page, %v", q.Query, count))
+			if _, err := search(q, bounded.Page{Limit: 2, Cursor: next.Page.PrevCursor, Count: count}); err != nil {
+				tb.Fatal(err)
+			}
+			check(fmt.Sprintf("%q, page before, %v", q.Query, count))
+		}
+	}
+}

@@ -1,14 +1,21 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"fmt"
 	"math"
+	"slices"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 	"github.com/boundedkit/bounded/ports"
 	"github.com/uptrace/bun"
+	bunschema "github.com/uptrace/bun/schema"
 )
 
 // PutChunks stores the chunks with their content's terms ([ports.Terms]),
@@ -52,11 +59,12 @@ func (s *Store) PutChunks(ctx context.Context, chunks []ports.Chunk) error {
 }
 
 // SearchCode pages the chunks sharing terms with q, most similar first.
-// The shared terms are counted in SQL by a GROUP BY on the term index; as
-// every score of one query has the same denominator (the query's term
-// count), ordering by the count is ordering by the score, which is then
-// computed in float32 in Go exactly as [ports.TermScore] does. See
-// [ports.Code].
+// A query whose terms are found in few chunks counts the terms each of
+// them shares with a GROUP BY on the term index; a broader one walks the
+// chunks in the order of its results ([codeWalk]). As every score of one
+// query has the same denominator (the query's term count), ordering by
+// the count is ordering by the score, which is then computed in float32
+// in Go exactly as [ports.TermScore] does. See [ports.Code].
 func (s *Store) SearchCode(ctx context.Context, q ports.CodeQuery, p bounded.Page) (bounded.Paged[ports.CodeMatch], error) {
 	scope := q.Scope()
 	return fetch(ctx, s, p, ports.SearchCodeLimits, scope, func(ctx context.Context, req bounded.Request) (bounded.Rows[ports.CodeMatch], error) {
@@ -79,25 +87,15 @@ func (s *Store) SearchCode(ctx context.Context, q ports.CodeQuery, p bounded.Pag
 			where += " AND c.language = ?"
 			whereArgs = append(whereArgs, q.Language)
 		}
-		matched := func() *bun.SelectQuery {
-			shared := s.db.NewSelect().ColumnExpr("chunk_id, count(*) AS shared").TableExpr("bounded_chunk_terms").
-				Where("term IN (?)", bun.List(terms)).GroupExpr("chunk_id")
-			return s.db.NewSelect().TableExpr("(?) AS m", shared).Join("JOIN bounded_chunks AS c ON c.id = m.chunk_id").Where(where, whereArgs...)
+		found, err := s.termChunks(ctx, terms)
+		if err != nil {
+			return bounded.Rows[ports.CodeMatch]{}, err
 		}
-		// The score key of a cursor is turned back into the shared-term count
-		// SQL orders by: score = float32(shared)/float32(len(terms)) exactly.
-		toShared := func(v any) any {
-			f, _ := v.(float64)
-			return int64(math.Round(f * float64(len(terms))))
-		}
-		pq := paged{
-			count: matched(),
-			page: func(c clauses) *bun.SelectQuery {
-				return c.apply(matched().ColumnExpr("c.id AS id, c.file_path AS file_path, c.language AS language, c.start_line AS start_line, c.end_line AS end_line," +
-					" c.content AS content, c.context_before AS context_before, c.context_after AS context_after, m.shared AS shared"))
-			},
-			keys: []key{{inner: "m.shared", outer: "p.shared", desc: true, num: true, conv: toShared}, {inner: "c.file_path", outer: "p.file_path"},
-				{inner: "c.start_line", outer: "p.start_line", num: true}, {inner: "c.id", outer: "p.id"}},
+		var pq paged
+		if found == nil {
+			pq = s.codeGrouped(terms, where, whereArgs)
+		} else {
+			pq = s.codeWalk(terms, found, q.PathPrefix, where, whereArgs, req)
 		}
 		rows, _, err := collect(ctx, s, pq, req, ports.SearchCodeOrder(q), func(counts []any, rows *sql.Rows) (ports.CodeMatch, bool, error) {
 			var c ports.Chunk
@@ -115,4 +113,222 @@ func (s *Store) SearchCode(ctx context.Context, q ports.CodeQuery, p bounded.Pag
 		})
 		return rows, err
 	})
+}
+
+// chunkCols are the columns of a SearchCode result, from chunks c, but
+// for the shared-term count that ends them.
+const chunkCols = "c.id AS id, c.file_path AS file_path, c.language AS language, c.start_line AS start_line, c.end_line AS end_line," +
+	" c.content AS content, c.context_before AS context_before, c.context_after AS context_after"
+
+// maxCodeCandidates is the most chunks the terms of a SearchCode query
+// may be found in, each term's chunks counted, for it to count the terms
+// of every one of them with a GROUP BY ([Store.codeGrouped]); a broader
+// query walks the chunks in order ([Store.codeWalk]).
+const maxCodeCandidates = 2_000
+
+// maxWalkTerms is the most terms of a query [Store.codeWalk] walks: one
+// branch for each number of shared terms.
+const maxWalkTerms = 8
+
+// termChunks returns how many chunks hold each of terms, counted up to
+// the most for a GROUP BY (Dialect.BroadCode) and one past it, when their
+// sum is over it and the query is walked; nil otherwise.
+func (s *Store) termChunks(ctx context.Context, terms []string) ([]int64, error) {
+	if s.d.ConstLimit || len(terms) > maxWalkTerms {
+		return nil, nil
+	}
+	most := cmp.Or(s.d.BroadCode, maxCodeCandidates)
+	cols := make([]string, len(terms))
+	args := make([]any, 0, 2*len(terms))
+	for i, t := range terms {
+		cols[i] = fmt.Sprintf("(SELECT count(*) FROM (SELECT 1 FROM bounded_chunk_terms WHERE term = ? LIMIT ?) AS c%d)", i)
+		args = append(args, t, most+1)
+	}
+	found := make([]int64, len(terms))
+	dest := make([]any, len(terms))
+	for i := range found {
+		dest[i] = &found[i]
+	}
+	if err := s.db.QueryRowContext(ctx, "SELECT "+strings.Join(cols, ", "), args...).Scan(dest...); err != nil {
+		return nil, s.wrapCtx(ctx, err)
+	}
+	var sum int64
+	for _, n := range found {
+		sum += n
+	}
+	if sum <= int64(most) {
+		return nil, nil
+	}
+	return found, nil
+}
+
+// codeGrouped is the paged statement of SearchCode for a query found in
+// few chunks: the terms each shares, counted by a GROUP BY over the term
+// index, then sorted.
+func (s *Store) codeGrouped(terms []string, where string, whereArgs []any) paged {
+	matched := func() *bun.SelectQuery {
+		shared := s.db.NewSelect().ColumnExpr("chunk_id, count(*) AS shared").TableExpr("bounded_chunk_terms").
+			Where("term IN (?)", bun.List(terms)).GroupExpr("chunk_id")
+		return s.db.NewSelect().TableExpr("(?) AS m", shared).Join("JOIN bounded_chunks AS c ON c.id = m.chunk_id").Where(where, whereArgs...)
+	}
+	return paged{
+		count: matched(),
+		page: func(c clauses) *bun.SelectQuery {
+			return c.apply(matched().ColumnExpr(chunkCols + ", m.shared AS shared"))
+		},
+		keys: []key{{inner: "m.shared", outer: "p.shared", desc: true, num: true, conv: sharedOf(terms)}, {inner: "c.file_path", outer: "p.file_path"},
+			{inner: "c.start_line", outer: "p.start_line", num: true}, {inner: "c.id", outer: "p.id"}},
+	}
+}
+
+// sharedOf turns the score key of a SearchCode cursor for terms back into
+// the shared-term count SQL orders by: score =
+// float32(shared)/float32(len(terms)) exactly.
+func sharedOf(terms []string) func(v any) any {
+	return func(v any) any {
+		f, _ := v.(float64)
+		return int64(math.Round(f * float64(len(terms))))
+	}
+}
+
+// codeWalk is the paged statement of SearchCode for a query whose terms
+// are found in many chunks (found holds how many, capped): one branch for
+// each number of shared terms, from all of them to one, read in that
+// order, each in the order of the results (file path, start line, id)
+// and each reading only the rows the branches before it leave to the page
+// (a LIMIT the engines compute before reading). A branch walks the chunks
+// down bounded_chunks_order, counting the terms each shares by lookups in
+// the term index, unless the chunks that may share as many terms are few:
+// a chunk sharing n of m terms holds one of any m-n+1 of them, so those
+// of the m-n+1 rarest terms are its candidates. The total counts the
+// chunks of each term, broadest first, that hold none of the terms
+// before it, so that a capped count stops at the cap.
+func (s *Store) codeWalk(terms []string, found []int64, prefix, where string, whereArgs []any, req bounded.Request) paged {
+	byRarity := make([]int, len(terms))
+	for i := range byRarity {
+		byRarity[i] = i
+	}
+	slices.SortStableFunc(byRarity, func(a, b int) int { return cmp.Compare(found[a], found[b]) })
+	most := int64(cmp.Or(s.d.BroadCode, maxCodeCandidates))
+	shares := "(SELECT count(*) FROM bounded_chunk_terms u WHERE u.chunk_id = c.id AND u.term IN (?))"
+	// A walk starts at the path prefix, and ends past it where the
+	// prefix's last rune has a successor.
+	walkWhere, walkArgs := where, whereArgs
+	if prefix != "" {
+		walkWhere += " AND c.file_path >= ?"
+		walkArgs = append(slices.Clip(walkArgs), prefix)
+		if end, ok := prefixEnd(prefix); ok {
+			walkWhere += " AND c.file_path < ?"
+			walkArgs = append(walkArgs, end)
+		}
+	}
+	keys := []key{{inner: "c.file_path", outer: "p.file_path"}, {inner: "c.start_line", outer: "p.start_line", num: true}, {inner: "c.id", outer: "p.id"}}
+	conv := sharedOf(terms)
+	// branch is the branch of the chunks sharing n terms, or nil when
+	// req's cursor is past them all.
+	branch := func(n int, limit string) bunschema.QueryAppender {
+		var c clauses
+		if at := req.At; at != nil {
+			switch r, _ := conv(at.Keys[0]).(int64); {
+			case r == int64(n):
+				var err error
+				c.pred, c.predArgs, err = s.after(keys, &driver.Cursor{Backward: at.Backward, Keys: at.Keys[1:]})
+				if err != nil {
+					return nil // unreachable: run checked the same keys
+				}
+			case at.Backward == (r > int64(n)):
+				return nil
+			}
+		}
+		c.order, c.orderArgs = s.orderBy(keys, false, req.Backward())
+		var q *bun.SelectQuery
+		var sum int64
+		for _, i := range byRarity[:len(terms)-n+1] {
+			sum += found[i]
+		}
+		if sum <= most {
+			cand := make([]string, 0, len(terms)-n+1)
+			for _, i := range byRarity[:len(terms)-n+1] {
+				cand = append(cand, terms[i])
+			}
+			ids := s.db.NewSelect().Distinct().Column("chunk_id").TableExpr("bounded_chunk_terms").Where("term IN (?)", bun.List(cand))
+			q = s.db.NewSelect().TableExpr("(?) AS x", ids).Join(s.d.joinInOrder()+" bounded_chunks AS c ON c.id = x.chunk_id").Where(where, whereArgs...)
+		} else {
+			q = s.from("bounded_chunks AS c", walkWhere, walkArgs...)
+		}
+		q = c.keyset(q.Where(shares+" = ?", bun.List(terms), n).ColumnExpr(chunkCols+", ? AS shared", n)).OrderExpr(c.order, c.orderArgs...)
+		return bun.SafeQuery("? LIMIT "+limit, q)
+	}
+	page := func(c clauses) *bun.SelectQuery {
+		// Built here, once run has checked the cursor's keys.
+		order := make([]int, len(terms))
+		for i := range order {
+			order[i] = len(terms) - i
+		}
+		if req.Backward() {
+			slices.Reverse(order)
+		}
+		var ctes, reads []string
+		var args []any
+		left := strconv.Itoa(pageRows(req))
+		for _, n := range order {
+			b := branch(n, left)
+			if b == nil {
+				continue
+			}
+			name := fmt.Sprintf("b%d", n)
+			ctes = append(ctes, name+" AS (?)")
+			args = append(args, b)
+			reads = append(reads, "SELECT * FROM "+name)
+			left += " - (SELECT count(*) FROM " + name + ")"
+		}
+		union := bun.SafeQuery("WITH "+strings.Join(ctes, ", ")+" "+strings.Join(reads, " UNION ALL "), args...)
+		if len(ctes) == 0 {
+			// Past every branch: no row.
+			union = bun.SafeQuery("SELECT " + chunkCols + ", 0 AS shared FROM bounded_chunks AS c WHERE 1 = 0")
+		}
+		return c.apply(s.db.NewSelect().ColumnExpr("*").TableExpr("(?) AS m", union))
+	}
+	// The total: the chunks of each term, broadest first, that hold no
+	// term before it.
+	byBreadth := slices.Clone(byRarity)
+	slices.Reverse(byBreadth)
+	var parts []string
+	var args []any
+	for k, i := range byBreadth {
+		part := "SELECT t.chunk_id FROM bounded_chunk_terms AS t JOIN bounded_chunks AS c ON c.id = t.chunk_id WHERE t.term = ?"
+		args = append(args, terms[i])
+		if k > 0 {
+			before := make([]string, k)
+			for j, b := range byBreadth[:k] {
+				before[j] = terms[b]
+			}
+			part += " AND NOT EXISTS (SELECT 1 FROM bounded_chunk_terms AS u WHERE u.chunk_id = t.chunk_id AND u.term IN (?))"
+			args = append(args, bun.List(before))
+		}
+		parts = append(parts, part+" AND "+where)
+		args = append(args, whereArgs...)
+	}
+	return paged{
+		count: s.db.NewSelect().TableExpr("(?) AS w", bun.SafeQuery(strings.Join(parts, " UNION ALL "), args...)),
+		page:  page,
+		keys: []key{{inner: "m.shared", outer: "p.shared", desc: true, num: true, conv: conv}, {inner: "m.file_path", outer: "p.file_path"},
+			{inner: "m.start_line", outer: "p.start_line", num: true}, {inner: "m.id", outer: "p.id"}},
+	}
+}
+
+// prefixEnd returns the least string above every string that starts with
+// prefix, in bytewise (code point) order: prefix with its last rune
+// replaced by the next; false when it is the last rune.
+func prefixEnd(prefix string) (string, bool) {
+	r, size := utf8.DecodeLastRuneInString(prefix)
+	switch {
+	case r == utf8.MaxRune || r == utf8.RuneError && size <= 1:
+		return "", false
+	case r == 0xD7FF:
+		r = 0xE000 // past the surrogates
+	default:
+		r++
+	}
+	return prefix[:len(prefix)-size] + string(r), true
 }

@@ -61,6 +61,11 @@ type Dialect struct {
 	// the notes in order ([searchWalk]). 0 means maxIndexCandidates for a
 	// page with the exact count, maxPagedIndexCandidates for the others.
 	BroadNotes int
+	// BroadCode is the most chunks a query's terms may be found in (each
+	// term's chunks counted) for SearchCode to read them all: a broader
+	// query walks the chunks in the order of its results ([codeWalk]).
+	// 0 means maxCodeCandidates.
+	BroadCode int
 	// SchemaBefore holds DDL run before the tables are created (Postgres:
 	// CREATE EXTENSION IF NOT EXISTS pg_trgm).
 	SchemaBefore []string
@@ -111,6 +116,11 @@ type Dialect struct {
 	// the cursor (ResponseHistory at depth 1,000: 1,021 index entries
 	// read for a page of 11).
 	ForceIndex bool
+	// ConstLimit says LIMIT takes only constants: SearchCode reads every
+	// match of a query found in many chunks rather than walking the
+	// chunks in the order of its results, whose index (on a LONGTEXT
+	// file_path) is not created.
+	ConstLimit bool
 }
 
 // double is the type of a CAST to a double ([Dialect.Double]).

@@ -133,6 +133,10 @@ var schema = []string{
 	`CREATE INDEX IF NOT EXISTS bounded_chunk_terms_chunk ON bounded_chunk_terms (chunk_id)`,
 }
 
+// chunkOrderIndex serves SearchCode's walk of the chunks in the order of
+// its results ([codeWalk]).
+const chunkOrderIndex = `CREATE INDEX IF NOT EXISTS bounded_chunks_order ON bounded_chunks (file_path, start_line, id)`
+
 // createSchema runs the dialect's DDL and the shared tables' on db, then
 // creates the dialect's note and knowledge indexes.
 func createSchema(ctx context.Context, db bun.IDB, d Dialect) error {
@@ -144,6 +148,11 @@ func createSchema(ctx context.Context, db bun.IDB, d Dialect) error {
 	for _, s := range stmts {
 		s = strings.ReplaceAll(s, "{T}", d.Text)
 		if _, err := db.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("%s: create schema: %w", d.Name, err)
+		}
+	}
+	if !d.ConstLimit {
+		if _, err := db.ExecContext(ctx, chunkOrderIndex); err != nil {
 			return fmt.Errorf("%s: create schema: %w", d.Name, err)
 		}
 	}
