@@ -27,9 +27,11 @@ type Reindex func(ctx context.Context, db *bun.DB) (time.Duration, int64, error)
 // matches the 1,111 names whose closing number starts with 12), first,
 // by cursor and with the exact count; for code ([LoadChunks]), a query of
 // two identifiers, one in 1,000 chunks and one in a single chunk, first,
-// by cursor and with the exact count, and a broad term ("context": every
-// chunk); and fuzzy search for a misspelled name ("alpah beta", threshold
-// 0.3), first page and 5th by cursor. It logs the load's throughput and,
+// by cursor and with the exact count, a broad term ("context": every
+// chunk), two broad terms ("context error": both in every chunk) and
+// the names of five shards (no chunk holds two); and fuzzy search for a
+// misspelled name ("alpah beta", threshold 0.3), first page and 5th by
+// cursor. It logs the load's throughput and,
 // through reindex, the note index's build time (0: not timed) and size.
 //
 //	go test -run '^$' -bench Search -benchtime 20x ./adapters/sqlite/
@@ -129,6 +131,11 @@ func RunSearch(b *testing.B, open Opener, reindex Reindex) {
 					return len(pg.Items), err
 				}},
 				{"code/broad/first", func() (int, error) { pg, err := code("context", capped); return len(pg.Items), err }},
+				{"code/broad2/first", func() (int, error) { pg, err := code("context error", capped); return len(pg.Items), err }},
+				{"code/shards/first", func() (int, error) {
+					pg, err := code("shard1 shard2 shard3 shard4 shard5", capped)
+					return len(pg.Items), err
+				}},
 			}
 			for _, c := range cases {
 				b.Run(c.name, func(b *testing.B) {

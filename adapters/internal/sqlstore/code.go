@@ -91,11 +91,16 @@ func (s *Store) SearchCode(ctx context.Context, q ports.CodeQuery, p bounded.Pag
 		if err != nil {
 			return bounded.Rows[ports.CodeMatch]{}, err
 		}
-		var pq paged
-		if found == nil {
-			pq = s.codeGrouped(terms, where, whereArgs)
-		} else {
-			pq = s.codeWalk(terms, found, q.PathPrefix, where, whereArgs, req)
+		pq := s.codeGrouped(terms, where, whereArgs)
+		if found != nil {
+			w := codeWalk{terms: terms, found: found, where: where, whereArgs: whereArgs}
+			walks, err := s.planCodeWalk(ctx, &w, q.PathPrefix)
+			if err != nil {
+				return bounded.Rows[ports.CodeMatch]{}, err
+			}
+			if walks {
+				pq = s.codeWalked(&w, req)
+			}
 		}
 		rows, _, err := collect(ctx, s, pq, req, ports.SearchCodeOrder(q), func(counts []any, rows *sql.Rows) (ports.CodeMatch, bool, error) {
 			var c ports.Chunk
@@ -191,37 +196,117 @@ func sharedOf(terms []string) func(v any) any {
 	}
 }
 
-// codeWalk is the paged statement of SearchCode for a query whose terms
-// are found in many chunks (found holds how many, capped): one branch for
-// each number of shared terms, from all of them to one, read in that
-// order, each in the order of the results (file path, start line, id)
-// and each reading only the rows the branches before it leave to the page
-// (a LIMIT the engines compute before reading). A branch walks the chunks
-// down bounded_chunks_order, counting the terms each shares by lookups in
-// the term index, unless the chunks that may share as many terms are few:
-// a chunk sharing n of m terms holds one of any m-n+1 of them, so those
-// of the m-n+1 rarest terms are its candidates. The total counts the
-// chunks of each term, broadest first, that hold none of the terms
-// before it, so that a capped count stops at the cap.
-func (s *Store) codeWalk(terms []string, found []int64, prefix, where string, whereArgs []any, req bounded.Request) paged {
-	byRarity := make([]int, len(terms))
-	for i := range byRarity {
-		byRarity[i] = i
+// codeWalk is how SearchCode reads a query whose terms are found in many
+// chunks ([Store.codeWalked]).
+type codeWalk struct {
+	terms []string
+	// found is how many chunks hold each term, capped.
+	found []int64
+	// byRarity are the terms' indexes, the rarest term's first.
+	byRarity []int
+	// where filters the chunks c; walkWhere also bounds a walk to the
+	// range of a path prefix.
+	where, walkWhere    string
+	whereArgs, walkArgs []any
+	// walk[n] says the chunks sharing n terms are walked in order; the
+	// others are found through the term index.
+	walk []bool
+}
+
+// walkSample is how many chunks, from the start of their order, tell
+// whether some chunk shares a number of a query's terms: a walk reads on
+// average walkSample/k chunks a row when k of them do.
+const walkSample = 256
+
+// planCodeWalk fills w's plan: the chunks sharing n terms are walked
+// when they are not few (the m-n+1 rarest terms, of which each holds
+// one, are found in more than Dialect.BroadCode chunks) and one of the
+// first walkSample chunks of the walk shares n terms; otherwise they are
+// found through the term index. A walk starts at the path prefix, and
+// ends past it where the prefix's last rune has a successor. It reports
+// whether any number of shared terms is walked: when none is, one GROUP
+// BY over the postings of the terms ([Store.codeGrouped]) costs less.
+func (s *Store) planCodeWalk(ctx context.Context, w *codeWalk, prefix string) (walks bool, err error) {
+	m := len(w.terms)
+	w.byRarity = make([]int, m)
+	for i := range w.byRarity {
+		w.byRarity[i] = i
 	}
-	slices.SortStableFunc(byRarity, func(a, b int) int { return cmp.Compare(found[a], found[b]) })
-	most := int64(cmp.Or(s.d.BroadCode, maxCodeCandidates))
-	shares := "(SELECT count(*) FROM bounded_chunk_terms u WHERE u.chunk_id = c.id AND u.term IN (?))"
-	// A walk starts at the path prefix, and ends past it where the
-	// prefix's last rune has a successor.
-	walkWhere, walkArgs := where, whereArgs
+	slices.SortStableFunc(w.byRarity, func(a, b int) int { return cmp.Compare(w.found[a], w.found[b]) })
+	w.walkWhere, w.walkArgs = w.where, w.whereArgs
 	if prefix != "" {
-		walkWhere += " AND c.file_path >= ?"
-		walkArgs = append(slices.Clip(walkArgs), prefix)
+		w.walkWhere += " AND c.file_path >= ?"
+		w.walkArgs = append(slices.Clip(w.walkArgs), prefix)
 		if end, ok := prefixEnd(prefix); ok {
-			walkWhere += " AND c.file_path < ?"
-			walkArgs = append(walkArgs, end)
+			w.walkWhere += " AND c.file_path < ?"
+			w.walkArgs = append(w.walkArgs, end)
 		}
 	}
+	most := int64(cmp.Or(s.d.BroadCode, maxCodeCandidates))
+	w.walk = make([]bool, m+1)
+	sample := false
+	for n := 1; n <= m; n++ {
+		w.walk[n] = w.candidates(n) > most
+		sample = sample || w.walk[n]
+	}
+	if !sample {
+		return false, nil
+	}
+	first := s.from("bounded_chunks AS c", w.walkWhere, w.walkArgs...).ColumnExpr(chunkShares+" AS shared", bun.List(w.terms)).
+		OrderExpr("c.file_path, c.start_line, c.id").Limit(walkSample)
+	rows, err := s.db.NewSelect().ColumnExpr("DISTINCT x.shared").TableExpr("(?) AS x", first).Rows(ctx)
+	if err != nil {
+		return false, s.wrapCtx(ctx, err)
+	}
+	defer rows.Close()
+	seen := make([]bool, m+1)
+	for rows.Next() {
+		var n int64
+		if err := rows.Scan(&n); err != nil {
+			return false, s.wrapCtx(ctx, err)
+		}
+		if n >= 1 && n <= int64(m) {
+			seen[n] = true
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return false, s.wrapCtx(ctx, err)
+	}
+	for n := 1; n <= m; n++ {
+		w.walk[n] = w.walk[n] && seen[n]
+		walks = walks || w.walk[n]
+	}
+	return walks, nil
+}
+
+// candidates is how many chunks, capped, hold one of the m-n+1 rarest
+// terms: every chunk sharing n terms does.
+func (w *codeWalk) candidates(n int) int64 {
+	var sum int64
+	for _, i := range w.byRarity[:len(w.terms)-n+1] {
+		sum += w.found[i]
+	}
+	return sum
+}
+
+// chunkShares counts the terms of a list argument that chunk c holds.
+const chunkShares = "(SELECT count(*) FROM bounded_chunk_terms u WHERE u.chunk_id = c.id AND u.term IN (?))"
+
+// codeWalked is the paged statement of SearchCode for a query whose terms
+// are found in many chunks (w): one branch for each number of shared
+// terms, from all of them to one, read in that order, each in the order
+// of the results (file path, start line, id) and each reading only the
+// rows the branches before it leave to the page (a LIMIT the engines
+// compute before reading). A branch walks the chunks down
+// bounded_chunks_order, counting the terms each shares by lookups in the
+// term index, or reads its candidates through the term index and sorts
+// them: a chunk sharing n of m terms holds one of any m-n+1 of them, so
+// those of the m-n+1 rarest terms are its candidates ([Store.planCodeWalk]
+// chooses). The total counts the chunks of each term, broadest first,
+// that hold none of the terms before it, so that a capped count stops at
+// the cap.
+func (s *Store) codeWalked(w *codeWalk, req bounded.Request) paged {
+	terms, where, whereArgs := w.terms, w.where, w.whereArgs
 	keys := []key{{inner: "c.file_path", outer: "p.file_path"}, {inner: "c.start_line", outer: "p.start_line", num: true}, {inner: "c.id", outer: "p.id"}}
 	conv := sharedOf(terms)
 	// branch is the branch of the chunks sharing n terms, or nil when
@@ -242,21 +327,17 @@ func (s *Store) codeWalk(terms []string, found []int64, prefix, where string, wh
 		}
 		c.order, c.orderArgs = s.orderBy(keys, false, req.Backward())
 		var q *bun.SelectQuery
-		var sum int64
-		for _, i := range byRarity[:len(terms)-n+1] {
-			sum += found[i]
-		}
-		if sum <= most {
+		if w.walk[n] {
+			q = s.from("bounded_chunks AS c", w.walkWhere, w.walkArgs...)
+		} else {
 			cand := make([]string, 0, len(terms)-n+1)
-			for _, i := range byRarity[:len(terms)-n+1] {
+			for _, i := range w.byRarity[:len(terms)-n+1] {
 				cand = append(cand, terms[i])
 			}
 			ids := s.db.NewSelect().Distinct().Column("chunk_id").TableExpr("bounded_chunk_terms").Where("term IN (?)", bun.List(cand))
 			q = s.db.NewSelect().TableExpr("(?) AS x", ids).Join(s.d.joinInOrder()+" bounded_chunks AS c ON c.id = x.chunk_id").Where(where, whereArgs...)
-		} else {
-			q = s.from("bounded_chunks AS c", walkWhere, walkArgs...)
 		}
-		q = c.keyset(q.Where(shares+" = ?", bun.List(terms), n).ColumnExpr(chunkCols+", ? AS shared", n)).OrderExpr(c.order, c.orderArgs...)
+		q = c.keyset(q.Where(chunkShares+" = ?", bun.List(terms), n).ColumnExpr(chunkCols+", ? AS shared", n)).OrderExpr(c.order, c.orderArgs...)
 		return bun.SafeQuery("? LIMIT "+limit, q)
 	}
 	page := func(c clauses) *bun.SelectQuery {
@@ -291,7 +372,7 @@ func (s *Store) codeWalk(terms []string, found []int64, prefix, where string, wh
 	}
 	// The total: the chunks of each term, broadest first, that hold no
 	// term before it.
-	byBreadth := slices.Clone(byRarity)
+	byBreadth := slices.Clone(w.byRarity)
 	slices.Reverse(byBreadth)
 	var parts []string
 	var args []any
