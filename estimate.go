@@ -381,6 +381,12 @@ const warmup = 64
 // before them; when the part before ends in another state, they are read
 // again from there, so the result is scanText's in every case.
 //
+// The parts are read 8 bytes a step whatever the bytes: a byte of a rune
+// is of class bcRune, which settles the pending whitespace as the rune
+// does, and the runes' own costs are added after, by runeCosts. Should a
+// rune follow whitespace whose cost depends on the kind of rune (a tab),
+// the reading reaches the poison state, and s is read again by scanText.
+//
 // A step adds the pair class to the row before the lookup: one operation
 // more on the path from one lookup to the next than scanText's, but fewer
 // in all, which is what three readings at once are limited by.
@@ -391,68 +397,129 @@ func scanLanes[T string | []byte](t *stateTable, s T, milli int64, row uint) (in
 	a, b, c := s[:cut1], s[cut1:cut2], s[cut2:]
 	next, cost, pc := t.next, t.cost, t.pairClass
 	// ma is the first part's cost, mbc the other two's; ra, rb and rc
-	// their rows; xa and xbc the bytes past the first of multi-byte runes.
+	// their rows; high has the high bits of the bytes read.
 	ma, mbc, ra, rb, rc := milli, int64(0), row, guess1, guess2
-	xa, xbc := 0, 0
-	i, j, k := 0, 0, 0
-	for {
-		n := min(len(a)-i, len(b)-j, len(c)-k) &^ 7
-		if n == 0 {
-			break
-		}
-		pa, pb, pc3 := a[i:i+n], b[j:j+n], c[k:k+n]
-		q := 0
-		for ; q < n; q += 8 {
-			wa, wb, wc := load64(pa, q), load64(pb, q), load64(pc3, q)
-			if (wa|wb|wc)&highBits != 0 {
-				break
-			}
-			ya, yb, yc := pairAt(pc, wa, 0)+ra, pairAt(pc, wb, 0)+rb, pairAt(pc, wc, 0)+rc
-			ma += int64(cost[ya])
-			mbc += int64(cost[yb]) + int64(cost[yc])
-			ya, yb, yc = pairAt(pc, wa, 16)+uint(next[ya]), pairAt(pc, wb, 16)+uint(next[yb]), pairAt(pc, wc, 16)+uint(next[yc])
-			ma += int64(cost[ya])
-			mbc += int64(cost[yb]) + int64(cost[yc])
-			ya, yb, yc = pairAt(pc, wa, 32)+uint(next[ya]), pairAt(pc, wb, 32)+uint(next[yb]), pairAt(pc, wc, 32)+uint(next[yc])
-			ma += int64(cost[ya])
-			mbc += int64(cost[yb]) + int64(cost[yc])
-			ya, yb, yc = pairAt(pc, wa, 48)+uint(next[ya]), pairAt(pc, wb, 48)+uint(next[yb]), pairAt(pc, wc, 48)+uint(next[yc])
-			ma += int64(cost[ya])
-			mbc += int64(cost[yb]) + int64(cost[yc])
-			ra, rb, rc = uint(next[ya]), uint(next[yb]), uint(next[yc])
-		}
-		i, j, k = i+q, j+q, k+q
-		if q == n {
-			continue
-		}
-		// Runes in a part: read it up to 8 bytes of ASCII again, and go
-		// on with all three.
-		var x int
-		if load64(a, i)&highBits != 0 {
-			ma, ra, i, x = scanMixed(t, a, i, ma, ra)
-			xa += x
-		}
-		if load64(b, j)&highBits != 0 {
-			mbc, rb, j, x = scanMixed(t, b, j, mbc, rb)
-			xbc += x
-		}
-		if load64(c, k)&highBits != 0 {
-			mbc, rc, k, x = scanMixed(t, c, k, mbc, rc)
-			xbc += x
-		}
+	var high uint64
+	n := min(len(a), len(b), len(c)) &^ 7
+	pa, pb, pc3 := a[:n], b[:n], c[:n]
+	for q := 0; q < n; q += 8 {
+		wa, wb, wc := load64(pa, q), load64(pb, q), load64(pc3, q)
+		high |= wa | wb | wc
+		ya, yb, yc := pairAt(pc, wa, 0)+ra, pairAt(pc, wb, 0)+rb, pairAt(pc, wc, 0)+rc
+		ma += int64(cost[ya])
+		mbc += int64(cost[yb]) + int64(cost[yc])
+		ya, yb, yc = pairAt(pc, wa, 16)+uint(next[ya]), pairAt(pc, wb, 16)+uint(next[yb]), pairAt(pc, wc, 16)+uint(next[yc])
+		ma += int64(cost[ya])
+		mbc += int64(cost[yb]) + int64(cost[yc])
+		ya, yb, yc = pairAt(pc, wa, 32)+uint(next[ya]), pairAt(pc, wb, 32)+uint(next[yb]), pairAt(pc, wc, 32)+uint(next[yc])
+		ma += int64(cost[ya])
+		mbc += int64(cost[yb]) + int64(cost[yc])
+		ya, yb, yc = pairAt(pc, wa, 48)+uint(next[ya]), pairAt(pc, wb, 48)+uint(next[yb]), pairAt(pc, wc, 48)+uint(next[yc])
+		ma += int64(cost[ya])
+		mbc += int64(cost[yb]) + int64(cost[yc])
+		ra, rb, rc = uint(next[ya]), uint(next[yb]), uint(next[yc])
 	}
-	ma, ra, x := scanText(t, a[i:], ma, ra)
-	xa += x
-	mbc, rb, x = scanText(t, b[j:], mbc, rb)
-	xbc += x
-	mbc, rc, x = scanText(t, c[k:], mbc, rc)
-	xbc += x
+	var h uint64
+	ma, ra, h = scanBytes(t, a[n:], ma, ra)
+	high |= h
+	mbc, rb, h = scanBytes(t, b[n:], mbc, rb)
+	high |= h
+	mbc, rc, h = scanBytes(t, c[n:], mbc, rc)
+	high |= h
 	if ra != guess1 || rb != guess2 {
 		// A wrong guess: read the rest again.
-		ma, rc, x = scanText(t, s[cut1:], ma, ra)
-		return ma, rc, xa + x
+		ma, rc, _ = scanBytes(t, s[cut1:], ma, ra)
+		mbc = 0
 	}
-	return ma + mbc, rc, xa + xbc
+	if rc == t.poison {
+		return scanText(t, s, milli, row)
+	}
+	if high&highBits == 0 {
+		return ma + mbc, rc, 0
+	}
+	runes, extra := runeCosts(s)
+	return ma + mbc + runes, rc, extra
+}
+
+// scanBytes runs the state machine over s from the state at row with cost
+// milli so far, as scanLanes reads a part, 8 bytes a step: the runes' own
+// costs are left out. It returns the cost and row after s, and the high
+// bits of its bytes.
+func scanBytes[T string | []byte](t *stateTable, s T, milli int64, row uint) (int64, uint, uint64) {
+	next, cost, pc := t.next, t.cost, t.pairClass
+	var high uint64
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := load64(s, i)
+		high |= w
+		p := pairAt(pc, w, 0)
+		milli += int64(cost[p+row])
+		row = uint(next[p:][row])
+		p = pairAt(pc, w, 16)
+		milli += int64(cost[p+row])
+		row = uint(next[p:][row])
+		p = pairAt(pc, w, 32)
+		milli += int64(cost[p+row])
+		row = uint(next[p:][row])
+		p = pairAt(pc, w, 48)
+		milli += int64(cost[p+row])
+		row = uint(next[p:][row])
+	}
+	for ; i+1 < len(s); i += 2 {
+		high |= uint64(s[i] | s[i+1])
+		p := row + uint(pc[uint16(s[i])|uint16(s[i+1])<<8])
+		milli, row = milli+int64(cost[p]), uint(next[p])
+	}
+	if i < len(s) {
+		high |= uint64(s[i])
+		x := t.one[row/numByteClasses+uint(classOf(s[i]))]
+		milli, row = milli+int64(x>>16), uint(x&0xffff)
+	}
+	return milli, row, high & highBits
+}
+
+// runeCosts returns the sum of the costs of the runes of s not ASCII, as
+// runeInfo gives them, and the bytes past the first of each.
+func runeCosts[T string | []byte](s T) (int64, int) {
+	var milli int64
+	extra := 0
+	var page *[256]uint16 // the page of the last rune, for the next
+	pageAt := rune(-1)
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			if i+8 > len(s) {
+				i++
+				continue
+			}
+			h := load64(s, i) & highBits
+			if h == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(h) / 8
+		}
+		var r rune
+		var size int
+		if c := s[i]; 0xE1 <= c && c <= 0xEC && i+2 < len(s) && s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80 {
+			r, size = rune(c&0x0F)<<12|rune(s[i+1]&0x3F)<<6|rune(s[i+2]&0x3F), 3
+		} else if 0xC2 <= c && c < 0xE0 && i+1 < len(s) && s[i+1]&0xC0 == 0x80 {
+			r, size = rune(c&0x1F)<<6|rune(s[i+1]&0x3F), 2
+		} else {
+			r, size = decodeRuneAt(s, i)
+		}
+		if hanFirst <= r && r <= hanLast {
+			milli += costHan
+		} else if r < runePagesEnd && size > 1 {
+			if r>>8 != pageAt {
+				page, pageAt = runePage(r>>8), r>>8
+			}
+			milli += int64(page[r&0xff] &^ wordBit)
+		} else {
+			milli += runeCost(r, size)
+		}
+		i, extra = i+size, extra+size-1
+	}
+	return milli, extra
 }
 
 // asciiEnd returns the offset of the first byte of s at or after i that
@@ -503,6 +570,7 @@ const (
 	bcSpace
 	bcTab // other horizontal whitespace
 	bcNewline
+	bcRune // any byte of a multi-byte rune, or an invalid byte
 	numByteClasses
 )
 
@@ -524,8 +592,17 @@ var (
 		}
 		return t
 	}()
-	classByte = [numByteClasses]byte{'a', 'A', '0', '!', '\\', '`', ' ', '\t', '\n'}
+	classByte = [numByteClasses]byte{'a', 'A', '0', '!', '\\', '`', ' ', '\t', '\n', utf8.RuneSelf}
 )
+
+// classOf is the class of any byte: bcRune for those of multi-byte runes
+// and invalid ones.
+func classOf(c byte) uint8 {
+	if c >= utf8.RuneSelf {
+		return bcRune
+	}
+	return byteClass[c]
+}
 
 // stateTable is the Estimator's state machine as tables, built once from
 // the reference machine [ref] by visiting every state it can reach. A state
@@ -549,6 +626,11 @@ type stateTable struct {
 	// the row of the state after any non-ASCII rune.
 	settleWord, settlePunct []int32
 	afterRune               uint
+	// poison is the row that a byte of class bcRune leads to from a state
+	// whose pending whitespace costs differently before a letter and before
+	// other runes: a reading that reaches it must be done again rune by
+	// rune. Every byte keeps it there, at no cost.
+	poison uint
 }
 
 var machine = sync.OnceValue(buildTable)
@@ -576,6 +658,10 @@ func buildTable() *stateTable {
 	for i := 0; i < len(states); i++ {
 		r := states[i]
 		for c := range numByteClasses {
+			if c == bcRune {
+				t.step = append(t.step, 0) // set below
+				continue
+			}
 			x := r
 			x.addASCII(classByte[c])
 			t.step = append(t.step, (x.milli-r.milli)<<16|int64(id(x)))
@@ -587,6 +673,24 @@ func buildTable() *stateTable {
 		t.settleWord = append(t.settleWord, int32(w.milli-r.milli))
 		t.settlePunct = append(t.settlePunct, int32(p.milli-r.milli))
 	}
+	// A byte of a rune: the first settles the pending whitespace, as the
+	// rune does, and leads to afterRune, where the others cost nothing. The
+	// rune's own cost is not the table's.
+	poison := len(states)
+	t.poison = uint(poison) * pairRow
+	for st := range states {
+		x := int64(poison)
+		if t.settleWord[st] == t.settlePunct[st] {
+			x = int64(t.settleWord[st])<<16 | int64(t.afterRune/pairRow)
+		}
+		t.step[st*numByteClasses+bcRune] = x
+	}
+	for range numByteClasses {
+		t.step = append(t.step, int64(poison))
+	}
+	t.end = append(t.end, 0)
+	t.settleWord, t.settlePunct = append(t.settleWord, 0), append(t.settlePunct, 0)
+	states = append(states, ref{}) // poison's place
 	if len(states)*pairRow >= 1<<16 {
 		panic("bounded: the estimate's state machine has too many states for its tables")
 	}
@@ -612,7 +716,7 @@ func buildTable() *stateTable {
 		}
 	}
 	for i := range t.pairClass {
-		t.pairClass[i] = byteClass[i&0x7f]*numByteClasses + byteClass[i>>8&0x7f]
+		t.pairClass[i] = classOf(byte(i))*numByteClasses + classOf(byte(i>>8))
 	}
 	return t
 }

@@ -198,6 +198,8 @@ func TestEstimatorFastMatchesSimple(t *testing.T) {
 	checkFastEstimate(t, nil, fd.JSON)
 	checkFastEstimate(t, nil, []byte(strings.Repeat("日本語のテキスト、", 500)))
 	checkFastEstimate(t, nil, []byte(strings.Repeat("1", 5000)))
+	// A rune after a tab, whose cost depends on the kind of rune.
+	checkFastEstimate(t, nil, []byte(strings.Repeat("word\t→ é\tx ", 100)))
 }
 
 // FuzzEstimatorFast compares addText and scanLanes with the plain
