@@ -79,6 +79,7 @@ const MinSortLength = 65536
 // trigram side table.
 var Dialect = sqlstore.Dialect{
 	Name:           "mysql",
+	CurrentSchema:  "DATABASE()",
 	Text:           "VARBINARY(1024)",
 	Instr:          "instr",
 	Fuzzy:          sqlstore.FuzzyTrigramTable,
@@ -91,6 +92,7 @@ var Dialect = sqlstore.Dialect{
 	ExpandKeyset:   true,
 	CaseNulls:      true,
 	ForceIndex:     true,
+	Snapshot:       sql.LevelRepeatableRead,
 }
 
 // Store implements [ports.Notes], [ports.Knowledge], [ports.History] and

@@ -323,3 +323,7 @@ func TestRotatedCursors(t *testing.T) {
 		return stores
 	})
 }
+
+func TestTrigramMigration(t *testing.T) {
+	adaptertest.TrigramMigration(t, openDB(t), mysql.Dialect.Text, func(db *bun.DB) (ports.Knowledge, error) { return mysql.New(context.Background(), db) })
+}

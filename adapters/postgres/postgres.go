@@ -31,6 +31,7 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	"github.com/boundedkit/bounded/adapters/internal/sqlstore"
@@ -44,13 +45,15 @@ import (
 // columns (bytewise order) and exact fuzzy search over a trigram side
 // table.
 var Dialect = sqlstore.Dialect{
-	Name:        "postgres",
-	Text:        `TEXT COLLATE "C"`,
-	Instr:       "strpos",
-	LateralJoin: true,
-	Fuzzy:       sqlstore.FuzzyTrigramTable,
-	NoteIndex:   sqlstore.NoteIndexTrigramGIN,
-	Float8:      "(%s)::float8",
+	Name:          "postgres",
+	CurrentSchema: "current_schema()",
+	Text:          `TEXT COLLATE "C"`,
+	Instr:         "strpos",
+	LateralJoin:   true,
+	Fuzzy:         sqlstore.FuzzyTrigramTable,
+	NoteIndex:     sqlstore.NoteIndexTrigramGIN,
+	Float8:        "(%s)::float8",
+	Snapshot:      sql.LevelRepeatableRead,
 }
 
 // pgTrgmDialect is Dialect with fuzzy search by pg_trgm.

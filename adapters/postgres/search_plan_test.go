@@ -271,3 +271,19 @@ func TestSearchCodeWalk(t *testing.T) {
 		return s
 	})
 }
+
+// TestSearchFuzzyWalk checks fuzzy SearchNodes against memrepo
+// ([adaptertest.FuzzyWalk]).
+func TestSearchFuzzyWalk(t *testing.T) {
+	adaptertest.FuzzyWalk(t, func(t *testing.T, broad int) ports.Knowledge {
+		s, err := postgres.New(context.Background(), openDB(t), func(d *sqlstore.Dialect) { d.BroadFuzzy = broad })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+func TestTrigramMigration(t *testing.T) {
+	adaptertest.TrigramMigration(t, openDB(t), postgres.Dialect.Text, func(db *bun.DB) (ports.Knowledge, error) { return postgres.New(context.Background(), db) })
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/boundedkit/bounded/internal/deeptest"
 	"github.com/boundedkit/bounded/memrepo"
 	"github.com/boundedkit/bounded/ports"
+	"github.com/uptrace/bun"
 )
 
 // TestSearchNotesWalk checks SearchNotes' walk in result order, which
@@ -165,4 +166,26 @@ func TestSearchCodeWalk(t *testing.T) {
 		t.Cleanup(func() { db.Close() })
 		return s
 	})
+}
+
+// TestSearchFuzzyWalk checks fuzzy SearchNodes against memrepo
+// ([adaptertest.FuzzyWalk]).
+func TestSearchFuzzyWalk(t *testing.T) {
+	adaptertest.FuzzyWalk(t, func(t *testing.T, broad int) ports.Knowledge {
+		s, db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "fuzzy.db"), func(d *sqlstore.Dialect) { d.BroadFuzzy = broad })
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return s
+	})
+}
+
+func TestTrigramMigration(t *testing.T) {
+	_, db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "old.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	adaptertest.TrigramMigration(t, db, sqlite.Dialect.Text, func(db *bun.DB) (ports.Knowledge, error) { return sqlite.New(context.Background(), db) })
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/boundedkit/bounded"
 	"github.com/boundedkit/bounded/conformance"
@@ -12,6 +13,7 @@ import (
 	"github.com/boundedkit/bounded/memrepo"
 	"github.com/boundedkit/bounded/ports"
 	"github.com/google/go-cmp/cmp"
+	"github.com/uptrace/bun"
 )
 
 // WalkedPage is what a walk compares of a page: its items' ids and its
@@ -159,4 +161,124 @@ func SameWalks[S, T any](t *testing.T, name string, sizes, offsets []int, ref S,
 			}
 		}
 	}
+}
+
+// FuzzyWalk checks fuzzy SearchNodes, which reads the names of one
+// trigram count at a time, against memrepo on the conformance entities
+// and names made of two of ten words and a number, some tagged: stores
+// opened by open(t, broad) read a count's candidates through the index
+// of the query's rarest trigrams when they take at most broad rows of it,
+// and count the trigrams of the count's names otherwise. Stores opened
+// with broad 1 and 20,000 must page as memrepo does, forward and backward
+// by cursor and by offset, under every count strategy, for one query and
+// several, with and without tags, at thresholds 0.3 and 0.6.
+func FuzzyWalk(t *testing.T, open func(t *testing.T, broad int) ports.Knowledge) {
+	ctx := context.Background()
+	entities := conformance.Entities(conformance.Seed)
+	words := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"}
+	for i := range 240 {
+		e := ports.Entity{Name: fmt.Sprintf("%s %s %d", words[i%len(words)], words[(i/len(words))%len(words)], i%37), Type: "thing",
+			UpdatedAt: time.Unix(int64(i), 0).UTC()}
+		if i%3 == 0 {
+			e.Tags = []string{"ml"}
+		}
+		entities = append(entities, e)
+	}
+	// "abc" ties names of 4 and 12 trigrams at 1/3, in levels read one
+	// after the other: the longer sort first, and last; one of 13 ends
+	// the results.
+	for _, name := range []string{"abx", "abz", "abc defghij", "zz abc defg", "abc defghijk"} {
+		entities = append(entities, ports.Entity{Name: name, Type: "tie", UpdatedAt: time.Unix(1, 0).UTC()})
+	}
+	mem := memrepo.New()
+	for _, e := range entities {
+		if err := mem.PutEntity(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stores []ports.Knowledge
+	for _, broad := range []int{1, 20_000} {
+		s := open(t, broad)
+		for _, e := range entities {
+			if err := s.PutEntity(ctx, e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		stores = append(stores, s)
+	}
+	queries := []ports.NodeQuery{
+		{Queries: []string{"alpah bravo"}},
+		{Queries: []string{"alpah bravo", "charlie delat 1"}},
+		{Queries: []string{"alpha"}, Tags: []string{"ml"}},
+		{Queries: []string{"hotel india 3"}, Threshold: 0.6},
+		{Queries: []string{"auth service"}},
+		{Queries: []string{"zzzz qqqq"}},
+		{Queries: []string{"abc"}},
+	}
+	sizes, offsets := []int{1, 4}, []int{2}
+	if deeptest.On() {
+		sizes, offsets = []int{1, 3, 7}, []int{1, 2, 5}
+		queries = append(queries, ports.NodeQuery{Queries: []string{"golf", "juliet echo"}, Tags: []string{"ml"}},
+			ports.NodeQuery{Queries: []string{"données"}}, ports.NodeQuery{Queries: []string{"delta delta"}, Threshold: 0.45})
+	}
+	id := func(m ports.NodeMatch) string { return fmt.Sprintf("%s %.6f", m.Name, m.Score) }
+	for _, q := range queries {
+		q.Mode = ports.Fuzzy
+		if q.Threshold == 0 {
+			q.Threshold = 0.3
+		}
+		SameWalks(t, fmt.Sprintf("%+v", q), sizes, offsets, ports.Knowledge(mem), stores,
+			func(s ports.Knowledge) func(bounded.Page) (bounded.Paged[ports.NodeMatch], error) {
+				return func(p bounded.Page) (bounded.Paged[ports.NodeMatch], error) { return s.SearchNodes(ctx, q, p) }
+			}, id)
+	}
+}
+
+// TrigramMigration checks that a store opened on a database whose
+// trigram table predates its trigram_count column (a table of trigram and
+// name, in the engine's text type text) rebuilds it: fuzzy search then
+// pages as memrepo does. open opens a store on db, creating or migrating
+// its schema.
+func TrigramMigration(t *testing.T, db *bun.DB, text string, open func(db *bun.DB) (ports.Knowledge, error)) {
+	ctx := context.Background()
+	s, err := open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := memrepo.New()
+	words := []string{"alpha", "bravo", "charlie", "delta"}
+	for i := range 60 {
+		e := ports.Entity{Name: fmt.Sprintf("%s %s %d", words[i%4], words[(i/4)%4], i), Type: "thing", UpdatedAt: time.Unix(int64(i), 0).UTC()}
+		for _, st := range []ports.Knowledge{s, mem} {
+			if err := st.PutEntity(ctx, e); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, stmt := range []string{
+		"CREATE TABLE bounded_entity_trigrams_old (trigram " + text + " NOT NULL, name " + text + " NOT NULL, PRIMARY KEY (trigram, name))",
+		"INSERT INTO bounded_entity_trigrams_old (trigram, name) SELECT trigram, name FROM bounded_entity_trigrams",
+		"DROP TABLE bounded_entity_trigrams",
+		"ALTER TABLE bounded_entity_trigrams_old RENAME TO bounded_entity_trigrams",
+	} {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	migrated, err := open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows int
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM bounded_entity_trigrams WHERE trigram_count > 0").Scan(&rows); err != nil {
+		t.Fatal(err)
+	}
+	if rows == 0 {
+		t.Fatal("no trigram row has its name's trigram count")
+	}
+	q := ports.NodeQuery{Queries: []string{"alpah bravo"}, Mode: ports.Fuzzy, Threshold: 0.3}
+	SameWalks(t, "migrated", []int{3}, []int{2}, ports.Knowledge(mem), []ports.Knowledge{migrated},
+		func(s ports.Knowledge) func(bounded.Page) (bounded.Paged[ports.NodeMatch], error) {
+			return func(p bounded.Page) (bounded.Paged[ports.NodeMatch], error) { return s.SearchNodes(ctx, q, p) }
+		}, func(m ports.NodeMatch) string { return fmt.Sprintf("%s %.6f", m.Name, m.Score) })
 }

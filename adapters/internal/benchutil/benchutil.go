@@ -224,8 +224,9 @@ func LoadTrigrams(ctx context.Context, db *bun.DB, n int) error {
 		ins := newInserter(ctx, tx)
 		for i := range n {
 			name := entityName(i)
-			for _, t := range ports.Trigrams(name) {
-				ins.add("bounded_entity_trigrams", "trigram, name", t, name)
+			tri := ports.Trigrams(name)
+			for _, t := range tri {
+				ins.add("bounded_entity_trigrams", "trigram, trigram_count, name", t, len(tri), name)
 			}
 			if ins.err != nil {
 				return ins.err

@@ -1,6 +1,10 @@
 package sqlstore
 
-import "github.com/boundedkit/bounded/driver"
+import (
+	"database/sql"
+
+	"github.com/boundedkit/bounded/driver"
+)
 
 // Fuzzy names how an engine computes the trigram similarity of
 // [ports.Similarity] for fuzzy SearchNodes.
@@ -61,11 +65,25 @@ type Dialect struct {
 	// the notes in order ([searchWalk]). 0 means maxIndexCandidates for a
 	// page with the exact count, maxPagedIndexCandidates for the others.
 	BroadNotes int
+	// BroadFuzzy is the most rows of the trigram index the candidates of
+	// a fuzzy SearchNodes may take at one trigram count; more are counted
+	// by a GROUP BY over the count's rows. 0 means maxLevelCandidates.
+	BroadFuzzy int
+	// Snapshot is the isolation level of a read that takes more than one
+	// statement (fuzzy SearchNodes), so that all see one snapshot:
+	// LevelRepeatableRead on Postgres and MariaDB, with a read-only
+	// transaction; SQLite's transactions always do (LevelDefault).
+	Snapshot sql.IsolationLevel
 	// BroadCode is the most chunks a query's terms may be found in (each
 	// term's chunks counted) for SearchCode to read them all: a broader
 	// query walks the chunks in the order of its results ([codeWalk]).
 	// 0 means maxCodeCandidates.
 	BroadCode int
+	// CurrentSchema is the SQL function naming the schema that unqualified
+	// tables are created in, for lookups in information_schema:
+	// current_schema() (Postgres), DATABASE() (MariaDB). "" reads
+	// SQLite's pragma_table_info instead.
+	CurrentSchema string
 	// SchemaBefore holds DDL run before the tables are created (Postgres:
 	// CREATE EXTENSION IF NOT EXISTS pg_trgm).
 	SchemaBefore []string

@@ -64,9 +64,10 @@ func (s *Store) PutEntity(ctx context.Context, e ports.Entity) error {
 		// replaced entity keeps its rows.
 		rows := make([][]any, len(trigrams))
 		for i, t := range trigrams {
-			rows[i] = []any{t, e.Name}
+			rows[i] = []any{t, len(trigrams), e.Name}
 		}
-		return insertRows(ctx, tx, "bounded_entity_trigrams", []string{"trigram", "name"}, rows, s.ignoreDuplicates("trigram", "name"))
+		return insertRows(ctx, tx, "bounded_entity_trigrams", []string{"trigram", "trigram_count", "name"}, rows,
+			s.ignoreDuplicates("trigram", "trigram_count", "name"))
 	}))
 }
 
@@ -99,7 +100,7 @@ func (s *Store) SearchNodes(ctx context.Context, q ports.NodeQuery, p bounded.Pa
 		case s.d.Fuzzy == FuzzyPgTrgm:
 			return s.searchPgTrgm(ctx, q, req, tagWhere, tagArgs)
 		default:
-			return s.searchTrigramTable(ctx, q, req, tagWhere, tagArgs)
+			return s.searchFuzzy(ctx, q, req, tagWhere, tagArgs)
 		}
 	})
 }

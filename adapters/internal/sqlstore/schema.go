@@ -95,11 +95,14 @@ var schema = []string{
 		PRIMARY KEY (name, tag)
 	)`,
 	`CREATE INDEX IF NOT EXISTS bounded_entity_tags_tag ON bounded_entity_tags (tag, name)`,
-	// Filled only under FuzzyTrigramTable.
+	// Filled only under FuzzyTrigramTable. trigram_count is the name's
+	// (bounded_entities.trigram_count): fuzzy search reads the names of
+	// one count at a time.
 	`CREATE TABLE IF NOT EXISTS bounded_entity_trigrams (
 		trigram {T} NOT NULL,
+		trigram_count BIGINT NOT NULL,
 		name {T} NOT NULL,
-		PRIMARY KEY (trigram, name)
+		PRIMARY KEY (trigram, trigram_count, name)
 	)`,
 
 	`CREATE TABLE IF NOT EXISTS bounded_runs (
@@ -151,6 +154,9 @@ func createSchema(ctx context.Context, db bun.IDB, d Dialect) error {
 			return fmt.Errorf("%s: create schema: %w", d.Name, err)
 		}
 	}
+	if err := migrateTrigrams(ctx, db, d, shared); err != nil {
+		return err
+	}
 	if !d.ConstLimit {
 		if _, err := db.ExecContext(ctx, chunkOrderIndex); err != nil {
 			return fmt.Errorf("%s: create schema: %w", d.Name, err)
@@ -160,4 +166,49 @@ func createSchema(ctx context.Context, db bun.IDB, d Dialect) error {
 		return err
 	}
 	return createKnowledgeIndex(ctx, db, d)
+}
+
+// migrateTrigrams rebuilds a bounded_entity_trigrams table made before it
+// held each name's trigram count, from the entities' counts, in one
+// transaction.
+func migrateTrigrams(ctx context.Context, db bun.IDB, d Dialect, shared []string) error {
+	var n int
+	var err error
+	if d.CurrentSchema == "" {
+		err = db.QueryRowContext(ctx, "SELECT count(*) FROM pragma_table_info('bounded_entity_trigrams') WHERE name = 'trigram_count'").Scan(&n)
+	} else {
+		err = db.QueryRowContext(ctx, "SELECT count(*) FROM information_schema.columns WHERE table_schema = "+d.CurrentSchema+
+			" AND table_name = 'bounded_entity_trigrams' AND column_name = 'trigram_count'").Scan(&n)
+	}
+	if err != nil || n > 0 {
+		return wrapSchema(d, err)
+	}
+	create := ""
+	for _, stmt := range shared {
+		if strings.Contains(stmt, "CREATE TABLE IF NOT EXISTS bounded_entity_trigrams (") {
+			create = strings.ReplaceAll(strings.Replace(stmt, "bounded_entity_trigrams (", "bounded_entity_trigrams_v2 (", 1), "{T}", d.Text)
+		}
+	}
+	return wrapSchema(d, db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		for _, stmt := range []string{
+			create,
+			"INSERT INTO bounded_entity_trigrams_v2 (trigram, trigram_count, name) SELECT t.trigram, e.trigram_count, t.name" +
+				" FROM bounded_entity_trigrams t JOIN bounded_entities e ON e.name = t.name",
+			"DROP TABLE bounded_entity_trigrams",
+			"ALTER TABLE bounded_entity_trigrams_v2 RENAME TO bounded_entity_trigrams",
+		} {
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+}
+
+// wrapSchema is err, if any, as an error of creating d's schema.
+func wrapSchema(d Dialect, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: create schema: %w", d.Name, err)
 }
