@@ -19,6 +19,16 @@ import (
 type recorder struct {
 	mu   sync.Mutex
 	last string
+	all  []string // since the last take
+}
+
+// take returns the statements recorded since it was last called.
+func (r *recorder) take() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	all := r.all
+	r.all = nil
+	return all
 }
 
 func (r *recorder) BeforeQuery(ctx context.Context, e *bun.QueryEvent) context.Context { return ctx }
@@ -27,6 +37,7 @@ func (r *recorder) AfterQuery(ctx context.Context, e *bun.QueryEvent) {
 	if q := strings.TrimSpace(e.Query); strings.HasPrefix(q, "SELECT") || strings.HasPrefix(q, "WITH") {
 		r.mu.Lock()
 		r.last = e.Query
+		r.all = append(r.all, e.Query)
 		r.mu.Unlock()
 	}
 }

@@ -287,3 +287,64 @@ func TestSearchFuzzyWalk(t *testing.T) {
 func TestTrigramMigration(t *testing.T) {
 	adaptertest.TrigramMigration(t, openDB(t), postgres.Dialect.Text, func(db *bun.DB) (ports.Knowledge, error) { return postgres.New(context.Background(), db) })
 }
+
+// TestFuzzyPlans checks on 10,000 entities that fuzzy SearchNodes reads
+// its candidates from the trigram index, one trigram count at a time: no
+// statement of a call scans the entities or the trigram table
+// sequentially, on the first page and by cursor under every count
+// strategy. (Whether some name holds a trigram at all, the planner may
+// answer with a sequential scan that stops at the first of its many rows:
+// those probes are not checked.)
+func TestFuzzyPlans(t *testing.T) {
+	ctx := context.Background()
+	s, db := loadedStore(ctx, t, 10_000)
+	if err := benchutil.LoadTrigrams(ctx, db, 10_000); err != nil {
+		t.Fatal(err)
+	}
+	vacuumAnalyze(ctx, t, db)
+	rec := &recorder{}
+	//lint:ignore SA1019 the store already holds db; WithQueryHook would return a copy it never sees
+	db.AddQueryHook(rec)
+	q := ports.NodeQuery{Queries: []string{"alpah beta"}, Mode: ports.Fuzzy, Threshold: 0.3}
+	check := func(name string) {
+		t.Helper()
+		level := false
+		for _, stmt := range rec.take() {
+			if strings.HasPrefix(stmt, "SELECT CASE WHEN EXISTS") {
+				continue
+			}
+			var out string
+			if err := db.QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) "+stmt).Scan(&out); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			var plans []struct {
+				Plan relationNode `json:"Plan"`
+			}
+			if err := json.Unmarshal([]byte(out), &plans); err != nil {
+				t.Fatal(err)
+			}
+			tables, indexes := seqScans(plans[0].Plan)
+			if len(tables) > 0 {
+				t.Errorf("%s: a statement scans %v:\n%s\n%s", name, tables, stmt, out)
+			}
+			for _, i := range indexes {
+				level = level || i == "bounded_entity_trigrams_pkey" && strings.Contains(stmt, "trigram_count = ")
+			}
+		}
+		if !level {
+			t.Errorf("%s: no statement reads the trigram index at one trigram count", name)
+		}
+	}
+	rec.take()
+	first, err := s.SearchNodes(ctx, q, bounded.Page{Limit: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("first page")
+	for _, count := range []bounded.CountMode{bounded.CountExact, bounded.CountCapped, bounded.CountNone} {
+		if _, err := s.SearchNodes(ctx, q, bounded.Page{Limit: 2, Cursor: first.Page.NextCursor, Count: count}); err != nil {
+			t.Fatal(err)
+		}
+		check(fmt.Sprintf("by cursor, %v", count))
+	}
+}

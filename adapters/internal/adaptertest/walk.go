@@ -169,7 +169,7 @@ func SameWalks[S, T any](t *testing.T, name string, sizes, offsets []int, ref S,
 // opened by open(t, broad) read a count's candidates through the index
 // of the query's rarest trigrams when they take at most broad rows of it,
 // and count the trigrams of the count's names otherwise. Stores opened
-// with broad 1 and 20,000 must page as memrepo does, forward and backward
+// with broad 1, 64 and 20,000 must page as memrepo does, forward and backward
 // by cursor and by offset, under every count strategy, for one query and
 // several, with and without tags, at thresholds 0.3 and 0.6.
 func FuzzyWalk(t *testing.T, open func(t *testing.T, broad int) ports.Knowledge) {
@@ -197,7 +197,7 @@ func FuzzyWalk(t *testing.T, open func(t *testing.T, broad int) ports.Knowledge)
 		}
 	}
 	var stores []ports.Knowledge
-	for _, broad := range []int{1, 20_000} {
+	for _, broad := range []int{1, 64, 20_000} {
 		s := open(t, broad)
 		for _, e := range entities {
 			if err := s.PutEntity(ctx, e); err != nil {

@@ -12,11 +12,12 @@ type Fuzzy uint8
 
 const (
 	// FuzzyTrigramTable keeps a side table bounded_entity_trigrams
-	// (trigram, name), filled in Go with [ports.Trigrams] when an entity
-	// is written, and the trigram count on the entity row; similarity is
-	// shared / (n_entity + n_query - shared), counted in SQL with a GROUP
-	// BY over the query's trigrams and rounded to float32 in SQL. Exact on
-	// every engine, and the default of both: SQLite has no pg_trgm, and
+	// (trigram, trigram_count, name), filled in Go with [ports.Trigrams]
+	// when an entity is written; similarity is shared / (n_entity +
+	// n_query - shared), read one trigram count at a time
+	// ([Store.searchFuzzy]) or, for a long query, counted in SQL with a
+	// GROUP BY over the query's trigrams and rounded to float32 in SQL.
+	// Exact on every engine, and the default of all: SQLite has no pg_trgm, and
 	// Postgres' pg_trgm classifies characters with the server's locale
 	// and hashes multibyte trigrams, so it differs from ports.Similarity
 	// beyond ASCII.

@@ -420,9 +420,14 @@ func (s *Store) fuzzyLevelMatches(ctx context.Context, qs []fuzzyQuery, threshol
 }
 
 // rarest returns k of tri that the fewest names of m trigrams hold, and
-// how many hold each, counted up to most+1: every one is counted up to
-// levelProbe+1 first, then those of the k found in more names further.
+// how many hold each, counted up to most+1. Each is counted up to
+// levelProbe+1 first (most/8+1, if less); while fewer than k are counted exactly, those past
+// the limit are counted again up to eight times as many, and up to most
+// at last.
 func (s *Store) rarest(ctx context.Context, tri []string, m, k, most int) ([]string, []int, error) {
+	if k == 0 {
+		return nil, nil, nil
+	}
 	counts := make([]int, len(tri))
 	probe := func(idx []int, limit int) error {
 		for chunk := range slices.Chunk(idx, 200) {
@@ -442,32 +447,31 @@ func (s *Store) rarest(ctx context.Context, tri []string, m, k, most int) ([]str
 		}
 		return nil
 	}
-	if k == 0 {
-		return nil, nil, nil
-	}
 	idx := make([]int, len(tri))
 	for j := range idx {
 		idx[j] = j
 	}
-	if err := probe(idx, levelProbe); err != nil {
-		return nil, nil, err
-	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(counts[a], counts[b]) })
-	idx = idx[:k]
-	var again []int
-	for _, j := range idx {
-		if counts[j] > levelProbe {
-			again = append(again, j)
-		}
-	}
-	if len(again) > 0 && most > levelProbe {
-		if err := probe(again, most); err != nil {
+	past := idx // counted past the limit
+	for limit := min(levelProbe, max(most/8, 1)); ; limit *= 8 {
+		limit = min(limit, most)
+		if err := probe(past, limit); err != nil {
 			return nil, nil, err
 		}
+		var next []int
+		for _, j := range past {
+			if counts[j] > limit {
+				next = append(next, j)
+			}
+		}
+		past = next
+		if len(tri)-len(past) >= k || len(past) == 0 || limit == most {
+			break
+		}
 	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(counts[a], counts[b]) })
 	out := make([]string, k)
 	outCounts := make([]int, k)
-	for i, j := range idx {
+	for i, j := range idx[:k] {
 		out[i], outCounts[i] = tri[j], counts[j]
 	}
 	return out, outCounts, nil
