@@ -2,8 +2,12 @@ package sqlite_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/boundedkit/bounded"
 
 	"github.com/boundedkit/bounded/adapters/internal/adaptertest"
 	"github.com/boundedkit/bounded/adapters/sqlite"
@@ -91,4 +95,46 @@ func TestReversedBatches(t *testing.T) {
 func importDemoVault(ctx context.Context, s ports.Notes) (adaptertest.ImportReport, error) {
 	rep, err := vault.Import(ctx, demovault.FS(), s)
 	return adaptertest.ImportReport{Imported: rep.Imported, Deleted: rep.Deleted, Refused: len(rep.Errors)}, err
+}
+
+// TestFuzzyReadsBesideWriter checks that fuzzy SearchNodes, whose
+// statements share one snapshot, reads through a second pool while a
+// writer holds the database's write lock: its transaction is deferred, a
+// read, where one begun through database/sql would wait for the lock.
+func TestFuzzyReadsBesideWriter(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "read.db")
+	w, wdb, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wdb.Close()
+	for i := range 50 {
+		if err := w.PutEntity(ctx, ports.Entity{Name: fmt.Sprintf("alpha bravo %d", i), Type: "thing", UpdatedAt: time.Unix(int64(i), 0)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, rdb, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdb.Close()
+	conn, err := wdb.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(ctx, "ROLLBACK")
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	pg, err := r.SearchNodes(ctx, ports.NodeQuery{Queries: []string{"alpah bravo"}, Mode: ports.Fuzzy, Threshold: 0.3}, bounded.Page{Limit: 5})
+	if err != nil {
+		t.Fatalf("fuzzy search beside a writer: %v", err)
+	}
+	if len(pg.Items) != 5 || pg.Page.Total != 50 {
+		t.Errorf("fuzzy search beside a writer: %d items of %d, want 5 of 50", len(pg.Items), pg.Page.Total)
+	}
 }

@@ -70,10 +70,11 @@ type Dialect struct {
 	// a fuzzy SearchNodes may take at one trigram count; more are counted
 	// by a GROUP BY over the count's rows. 0 means maxLevelCandidates.
 	BroadFuzzy int
-	// Snapshot is the isolation level of a read that takes more than one
-	// statement (fuzzy SearchNodes), so that all see one snapshot:
-	// LevelRepeatableRead on Postgres and MariaDB, with a read-only
-	// transaction; SQLite's transactions always do (LevelDefault).
+	// Snapshot is the isolation level of a read-only transaction whose
+	// statements all see one snapshot, for a read that takes more than
+	// one (fuzzy SearchNodes): LevelRepeatableRead on Postgres and
+	// MariaDB. LevelDefault (SQLite) reads in a deferred transaction on
+	// one connection ([Store.snapshot]).
 	Snapshot sql.IsolationLevel
 	// BroadCode is the most chunks a query's terms may be found in (each
 	// term's chunks counted) for SearchCode to read them all: a broader

@@ -88,9 +88,7 @@ func (s *Store) searchFuzzy(ctx context.Context, q ports.NodeQuery, req bounded.
 		return bounded.Rows[ports.NodeMatch]{Count: 0, Keys: o.Keys}, nil
 	}
 	var out bounded.Rows[ports.NodeMatch]
-	opts := &sql.TxOptions{Isolation: s.d.Snapshot, ReadOnly: s.d.Snapshot != sql.LevelDefault}
-	err := ctxErr(ctx, s.db.RunInTx(ctx, opts, func(ctx context.Context, tx bun.Tx) error {
-		st := &Store{db: tx, d: s.d}
+	err := s.snapshot(ctx, func(ctx context.Context, st *Store) error {
 		levels, err := st.fuzzyLevels(ctx, qs, q.Threshold)
 		if err != nil {
 			return s.wrapCtx(ctx, err)
@@ -101,12 +99,45 @@ func (s *Store) searchFuzzy(ctx context.Context, q ports.NodeQuery, req bounded.
 		}
 		out, err = st.fuzzyPage(ctx, qs, q.Threshold, levels, req, tagWhere, tagArgs)
 		return s.wrapCtx(ctx, err)
-	}))
+	})
 	if err != nil {
 		return bounded.Rows[ports.NodeMatch]{}, err
 	}
 	out.Keys = o.Keys
 	return out, nil
+}
+
+// snapshot calls f with a store whose statements all read one snapshot of
+// the database: in a read-only transaction at Dialect.Snapshot, or, on
+// SQLite, in a deferred transaction on one connection (a transaction
+// begun through database/sql would take the write lock, BEGIN IMMEDIATE).
+// Inside a caller's transaction or connection, f runs there.
+func (s *Store) snapshot(ctx context.Context, f func(ctx context.Context, st *Store) error) error {
+	db, ok := s.db.(*bun.DB)
+	if !ok {
+		return f(ctx, s)
+	}
+	if s.d.Snapshot != sql.LevelDefault {
+		opts := &sql.TxOptions{Isolation: s.d.Snapshot, ReadOnly: true}
+		return ctxErr(ctx, db.RunInTx(ctx, opts, func(ctx context.Context, tx bun.Tx) error {
+			return f(ctx, &Store{db: tx, d: s.d})
+		}))
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return s.wrapCtx(ctx, err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN"); err != nil {
+		return s.wrapCtx(ctx, err)
+	}
+	err = f(ctx, &Store{db: conn, d: s.d})
+	// A read leaves nothing to keep: rolling back ends it either way, even
+	// once ctx has ended.
+	if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK"); rerr != nil && err == nil {
+		err = s.wrapCtx(ctx, rerr)
+	}
+	return err
 }
 
 // fuzzyLevels finds which of each query's trigrams some name holds, and
