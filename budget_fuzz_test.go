@@ -151,7 +151,8 @@ func FuzzFit(f *testing.F) {
 }
 
 // FuzzAppendJSONString checks the hand-written string encoding and rune
-// count against encoding/json and unicode/utf8.
+// count against encoding/json and unicode/utf8, and the runes the encoding
+// adds up against runeCosts.
 func FuzzAppendJSONString(f *testing.F) {
 	f.Add("plain")
 	f.Add("\b\f\n\r\t\x00\x1f\x7f\"\\<>&\u2028\u2029\xff\xe2\x82é日👩‍👩‍👧")
@@ -168,6 +169,13 @@ func FuzzAppendJSONString(f *testing.F) {
 		}
 		if got, want := runeCount([]byte(s)), utf8.RuneCountInString(s); got != want {
 			t.Fatalf("runeCount(%q) = %d, want %d", s, got, want)
+		}
+		// The runes it adds up are those the Estimator reads in what it
+		// writes.
+		var sum runeSum
+		out := appendJSONStringSum(nil, s, &sum)
+		if milli, extra := runeCosts(out); sum != (runeSum{milli: milli, extra: extra}) || string(out) != string(appendJSONString(nil, s)) {
+			t.Fatalf("appendJSONStringSum(%q): %s, %+v; want %d, %d", s, out, sum, milli, extra)
 		}
 	})
 }

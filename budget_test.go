@@ -1418,3 +1418,60 @@ func TestFitNextKeepsLongArguments(t *testing.T) {
 		}
 	}
 }
+
+// TestFitSumsRunes checks the estimate of responses whose items the
+// compiled encoder writes with runes of every length, invalid bytes, U+2028,
+// a key not ASCII, Args, and a value it leaves to encoding/json: the runes
+// it adds up as it writes them are those the Estimator reads.
+func TestFitSumsRunes(t *testing.T) {
+	type item struct {
+		Text  string   `json:"text"`
+		Café  string   `json:"café"`
+		Tags  []string `json:"tags"`
+		Args  Args     `json:"args,omitempty"`
+		Score float64  `json:"score"`
+	}
+	texts := []string{
+		"Réunion à Zürich — 東京オフィス、서울 팀, Привет 🚀 👩‍💻 ✍️",
+		"invalid \xff\xe6\x97 bytes, \u2028 and \u2029, \u0800 \uffee \ud7ff \U0010ffff\tend",
+		strings.Repeat("plain ASCII text, then é ", 30),
+	}
+	for _, n := range []int{1, 3, 10, 40, 200} {
+		for _, variant := range []string{"plain", "args", "args-json", "nan", "tab"} {
+			items := make([]item, n)
+			for i := range items {
+				items[i] = item{Text: texts[i%len(texts)] + strings.Repeat("日本語 ", i%7), Café: "naïve", Tags: []string{"équipe", "東京"}, Score: float64(i)}
+				switch variant {
+				case "args":
+					items[i].Args = Args{{"q", "é"}}
+				case "args-json":
+					if i == n/2 {
+						items[i].Args = Args{{"q", 1.5}, {"r", "é"}}
+					}
+				case "nan":
+					if i == n/2 {
+						items[i].Score = math.NaN()
+					}
+				case "tab":
+					items[i].Café = "\t→"
+				}
+			}
+			in := FitInput[item]{Page: pageOf(items, 0, n, 5*n), Call: searchCall}
+			budgets := []Budget{{}}
+			for c := 2_000; c <= 30_000; c += 1_300 {
+				budgets = append(budgets, Budget{MaxChars: c})
+			}
+			for _, b := range budgets {
+				name := fmt.Sprintf("%d items, %s, %+v", n, variant, b)
+				fd, err := Fit(b, in)
+				if variant == "nan" && err != nil {
+					continue // unless encoding stopped before the NaN
+				}
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				checkFitted(t, name, b, in, fd)
+			}
+		}
+	}
+}

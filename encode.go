@@ -33,21 +33,32 @@ import (
 // encFunc appends the JSON of v, an addressable value of the type it was
 // compiled for. It returns false for a value encoding/json refuses (a NaN
 // or infinite float, a time outside RFC 3339) or one it leaves to
-// encoding/json: the caller then asks encoding/json.
-type encFunc func(b []byte, v reflect.Value) ([]byte, bool)
+// encoding/json: the caller then asks encoding/json. With sum set, it adds
+// to sum the runes it writes (see runeSum).
+type encFunc func(sum *runeSum, b []byte, v reflect.Value) ([]byte, bool)
 
 // fastEncoders caches the compiled encoder of each type: an encFunc, or nil
 // for a type encoding/json must encode.
 var fastEncoders sync.Map // reflect.Type -> encFunc
 
-// fastEncoderFor returns the compiled encoder of t, nil when t has none.
-func fastEncoderFor(t reflect.Type) encFunc {
+// fastEncoder returns the compiled encoder of t, nil when t has none.
+func fastEncoder(t reflect.Type) encFunc {
 	if e, ok := fastEncoders.Load(t); ok {
 		return e.(encFunc)
 	}
 	e, _ := compileEncoder(t, map[reflect.Type]bool{})
 	fastEncoders.Store(t, e)
 	return e
+}
+
+// fastEncoderFor returns the compiled encoder of t without a sum of runes,
+// nil when t has none.
+func fastEncoderFor(t reflect.Type) func(b []byte, v reflect.Value) ([]byte, bool) {
+	e := fastEncoder(t)
+	if e == nil {
+		return nil
+	}
+	return func(b []byte, v reflect.Value) ([]byte, bool) { return e(nil, b, v) }
 }
 
 var (
@@ -135,6 +146,11 @@ type structField struct {
 	enc   encFunc
 	empty func(v reflect.Value) bool // nil without omitempty
 	str   bool                       // a plain string: written inline
+	// keyRunes: the key has runes not ASCII, whose costs and bytes past
+	// the first are keyMilli and keyExtra.
+	keyRunes bool
+	keyMilli int64
+	keyExtra int
 }
 
 // compileStruct compiles a struct as encoding/json lays it out: its
@@ -146,7 +162,7 @@ func compileStruct(t reflect.Type, visiting map[reflect.Type]bool) (encFunc, boo
 	if !collectFields(t, nil, visiting, &fields, map[string]bool{}) {
 		return nil, false
 	}
-	return func(b []byte, v reflect.Value) ([]byte, bool) {
+	return func(sum *runeSum, b []byte, v reflect.Value) ([]byte, bool) {
 		next := byte('{')
 		for i := range fields {
 			f := &fields[i]
@@ -160,12 +176,16 @@ func compileStruct(t reflect.Type, visiting map[reflect.Type]bool) (encFunc, boo
 			b = append(b, next)
 			next = ','
 			b = append(b, f.key...)
+			if f.keyRunes && sum != nil {
+				sum.milli += f.keyMilli
+				sum.extra += f.keyExtra
+			}
 			if f.str {
-				b = appendJSONString(b, fv.String())
+				b = appendJSONStringSum(b, fv.String(), sum)
 				continue
 			}
 			var ok bool
-			if b, ok = f.enc(b, fv); !ok {
+			if b, ok = f.enc(sum, b, fv); !ok {
 				return b, false
 			}
 		}
@@ -237,6 +257,8 @@ func collectFields(t reflect.Type, path []int, visiting map[reflect.Type]bool, f
 			return false
 		}
 		f := structField{key: `"` + name + `":`, index: index, enc: enc}
+		f.keyMilli, f.keyExtra = runeCosts(f.key)
+		f.keyRunes = f.keyExtra > 0
 		f.str = sf.Type.Kind() == reflect.String && !marshals(sf.Type) && sf.Type != numberType
 		if omitEmpty {
 			if f.empty = emptyTest(sf.Type); f.empty == nil {
@@ -280,23 +302,23 @@ func emptyTest(t reflect.Type) func(v reflect.Value) bool {
 	return nil
 }
 
-func encodeBool(b []byte, v reflect.Value) ([]byte, bool) {
+func encodeBool(sum *runeSum, b []byte, v reflect.Value) ([]byte, bool) {
 	return strconv.AppendBool(b, v.Bool()), true
 }
 
-func encodeInt(b []byte, v reflect.Value) ([]byte, bool) {
+func encodeInt(sum *runeSum, b []byte, v reflect.Value) ([]byte, bool) {
 	return strconv.AppendInt(b, v.Int(), 10), true
 }
 
-func encodeUint(b []byte, v reflect.Value) ([]byte, bool) {
+func encodeUint(sum *runeSum, b []byte, v reflect.Value) ([]byte, bool) {
 	return strconv.AppendUint(b, v.Uint(), 10), true
 }
 
-func encodeFloat64(b []byte, v reflect.Value) ([]byte, bool) {
+func encodeFloat64(sum *runeSum, b []byte, v reflect.Value) ([]byte, bool) {
 	return appendFloat(b, v.Float(), 64)
 }
 
-func encodeFloat32(b []byte, v reflect.Value) ([]byte, bool) {
+func encodeFloat32(sum *runeSum, b []byte, v reflect.Value) ([]byte, bool) {
 	return appendFloat(b, v.Float(), 32)
 }
 
@@ -324,11 +346,11 @@ func appendFloat(b []byte, f float64, bits int) ([]byte, bool) {
 	return b, true
 }
 
-func encodeString(b []byte, v reflect.Value) ([]byte, bool) {
-	return appendJSONString(b, v.String()), true
+func encodeString(sum *runeSum, b []byte, v reflect.Value) ([]byte, bool) {
+	return appendJSONStringSum(b, v.String(), sum), true
 }
 
-func encodeBytes(b []byte, v reflect.Value) ([]byte, bool) {
+func encodeBytes(sum *runeSum, b []byte, v reflect.Value) ([]byte, bool) {
 	if v.IsNil() {
 		return append(b, "null"...), true
 	}
@@ -340,7 +362,7 @@ func encodeBytes(b []byte, v reflect.Value) ([]byte, bool) {
 // encodeTime writes a time as its MarshalJSON does (RFC 3339 with
 // nanoseconds, quoted), without allocating; a time MarshalJSON refuses
 // (a year outside [0, 9999]) is refused.
-func encodeTime(b []byte, v reflect.Value) ([]byte, bool) {
+func encodeTime(sum *runeSum, b []byte, v reflect.Value) ([]byte, bool) {
 	out, err := v.Addr().Interface().(*time.Time).AppendText(append(b, '"'))
 	if err != nil {
 		return b, false
@@ -351,7 +373,10 @@ func encodeTime(b []byte, v reflect.Value) ([]byte, bool) {
 // encodeArgs writes Args as their MarshalJSON does, for the values it
 // writes itself (strings, ints, booleans, lists of strings); Args holding
 // any other value are left to encoding/json.
-func encodeArgs(b []byte, v reflect.Value) ([]byte, bool) {
+func encodeArgs(sum *runeSum, b []byte, v reflect.Value) ([]byte, bool) {
+	if sum != nil {
+		sum.partial = true // their runes are not summed
+	}
 	a := *v.Addr().Interface().(*Args)
 	for _, arg := range a {
 		switch arg.Value.(type) {
@@ -368,16 +393,16 @@ func encodeArgs(b []byte, v reflect.Value) ([]byte, bool) {
 }
 
 func ptrEncoder(elem encFunc) encFunc {
-	return func(b []byte, v reflect.Value) ([]byte, bool) {
+	return func(sum *runeSum, b []byte, v reflect.Value) ([]byte, bool) {
 		if v.IsNil() {
 			return append(b, "null"...), true
 		}
-		return elem(b, v.Elem())
+		return elem(sum, b, v.Elem())
 	}
 }
 
 func sliceEncoder(elem encFunc) encFunc {
-	return func(b []byte, v reflect.Value) ([]byte, bool) {
+	return func(sum *runeSum, b []byte, v reflect.Value) ([]byte, bool) {
 		if v.IsNil() {
 			return append(b, "null"...), true
 		}
@@ -387,7 +412,7 @@ func sliceEncoder(elem encFunc) encFunc {
 				b = append(b, ',')
 			}
 			var ok bool
-			if b, ok = elem(b, v.Index(i)); !ok {
+			if b, ok = elem(sum, b, v.Index(i)); !ok {
 				return b, false
 			}
 		}

@@ -141,6 +141,26 @@ func (e *estimate) addString(s string) { addText(e, s) }
 // addBytes adds b to the estimate and returns its runes.
 func (e *estimate) addBytes(b []byte) int { return addText(e, b) }
 
+// addBytesSum is addBytes for a text whose runes not ASCII are those sum
+// adds up, all of them.
+func (e *estimate) addBytesSum(b []byte, sum runeSum) int {
+	t := machine()
+	if len(b) < lanesMin {
+		return e.addBytes(b)
+	}
+	milli, row, high := scanLanesBytes(t, b, e.milli, uint(e.state)*pairRow)
+	if row == t.poison {
+		return e.addBytes(b)
+	}
+	if high {
+		milli += sum.milli
+	} else {
+		sum.extra = 0
+	}
+	e.milli, e.state = milli, uint16(row/pairRow)
+	return len(b) - sum.extra
+}
+
 // addText adds s to the estimate and returns the number of runes of s,
 // counted as utf8.RuneCount counts them (an invalid byte is one rune).
 func addText[T string | []byte](e *estimate, s T) int {
@@ -391,6 +411,21 @@ const warmup = 64
 // more on the path from one lookup to the next than scanText's, but fewer
 // in all, which is what three readings at once are limited by.
 func scanLanes[T string | []byte](t *stateTable, s T, milli int64, row uint) (int64, uint, int) {
+	m, r, high := scanLanesBytes(t, s, milli, row)
+	if r == t.poison {
+		return scanText(t, s, milli, row)
+	}
+	if !high {
+		return m, r, 0
+	}
+	runes, extra := runeCosts(s)
+	return m + runes, r, extra
+}
+
+// scanLanesBytes is scanLanes without the runes' own costs: it returns
+// the cost and row after s, the row being poison when s must be read by
+// scanText, and whether s has a byte not ASCII.
+func scanLanesBytes[T string | []byte](t *stateTable, s T, milli int64, row uint) (int64, uint, bool) {
 	cut1 := asciiFrom(s, len(s)/3)
 	cut2 := asciiFrom(s, max(cut1, 2*len(s)/3))
 	guess1, guess2 := guessRow(t, s, 0, cut1), guessRow(t, s, cut1, cut2)
@@ -431,14 +466,7 @@ func scanLanes[T string | []byte](t *stateTable, s T, milli int64, row uint) (in
 		ma, rc, _ = scanBytes(t, s[cut1:], ma, ra)
 		mbc = 0
 	}
-	if rc == t.poison {
-		return scanText(t, s, milli, row)
-	}
-	if high&highBits == 0 {
-		return ma + mbc, rc, 0
-	}
-	runes, extra := runeCosts(s)
-	return ma + mbc + runes, rc, extra
+	return ma + mbc, rc, high&highBits != 0
 }
 
 // scanBytes runs the state machine over s from the state at row with cost
@@ -476,6 +504,16 @@ func scanBytes[T string | []byte](t *stateTable, s T, milli int64, row uint) (in
 		milli, row = milli+int64(x>>16), uint(x&0xffff)
 	}
 	return milli, row, high & highBits
+}
+
+// runeSum is what an encoder adds up of the runes not ASCII it writes, for
+// the Estimator to read the text without them: their costs and bytes past
+// the first, as runeCosts counts them. partial says that some were not
+// added.
+type runeSum struct {
+	milli   int64
+	extra   int
+	partial bool
 }
 
 // runeCosts returns the sum of the costs of the runes of s not ASCII, as

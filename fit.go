@@ -143,7 +143,7 @@ func prepareFit[T any](b Budget, in FitInput[T]) (*fitter, error) {
 	// encoding/json writes a slice of bytes as one base64 string: items of
 	// a byte kind go one at a time.
 	single := reflect.TypeFor[T]().Kind() == reflect.Uint8
-	if fe := fastEncoderFor(reflect.TypeFor[T]()); fe != nil {
+	if fe := fastEncoder(reflect.TypeFor[T]()); fe != nil {
 		if err := encodeFast(f, items, fe); err != nil {
 			return nil, err
 		}
@@ -156,6 +156,7 @@ func prepareFit[T any](b Budget, in FitInput[T]) (*fitter, error) {
 		}
 		*batch = items[f.m : f.m+c]
 		w.batch, w.inSlice = c, true
+		f.summed = false
 		if err := f.enc.Encode(batch); err == nil {
 			f.addBatch(c)
 			continue
@@ -184,6 +185,7 @@ func prepareFit[T any](b Budget, in FitInput[T]) (*fitter, error) {
 // item at fault.
 func encodeEach[T any](f *fitter, items []T, end int) error {
 	f.w.batch, f.w.inSlice = 1, false
+	f.summed = false
 	for i := f.m; i < end && !f.over(i); i++ {
 		// A pointer, as json.Marshal([]T) sees addressable elements: the
 		// same methods are used, and the item is not copied.
@@ -205,6 +207,12 @@ func encodeFast[T any](f *fitter, items []T, fe encFunc) error {
 		w.b = append(w.b, resultsOpen...)
 	}
 	f.buf = w.b
+	// With the Estimator, the encoder adds up the runes it writes, which
+	// its reading of the items then leaves out.
+	var sum *runeSum
+	if f.est {
+		sum, f.summed = &f.sum, f.m == 0
+	}
 	for f.m < f.n && !f.over(f.m) {
 		i := f.m
 		if i > 0 {
@@ -215,9 +223,11 @@ func encodeFast[T any](f *fitter, items []T, fe encFunc) error {
 		}
 		// Through a pointer, which needs no allocation to box: the item
 		// is addressable, as json.Marshal([]T) sees it.
-		b, ok := fe(w.b, reflect.ValueOf(&items[i]).Elem())
+		before := f.sum
+		b, ok := fe(sum, w.b, reflect.ValueOf(&items[i]).Elem())
 		if !ok {
 			// w.b still ends after the items before.
+			f.sum = before
 			if err := encodeEach(f, items, i+1); err != nil {
 				return err
 			}

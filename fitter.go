@@ -45,7 +45,12 @@ func (f *fitter) readEncoded() {
 	end := f.ends[f.m-1]
 	if f.est {
 		e := f.snaps[f.read]
-		f.allRunes += e.addBytes(f.buf[f.allEnd:end])
+		if f.summed && !f.sum.partial {
+			f.allRunes += e.addBytesSum(f.buf[f.allEnd:end], runeSum{milli: f.sum.milli - f.sumRead.milli, extra: f.sum.extra - f.sumRead.extra})
+		} else {
+			f.allRunes += e.addBytes(f.buf[f.allEnd:end])
+		}
+		f.sumRead = f.sum
 		f.snaps[f.m], f.snapped[f.m] = e, true
 	} else {
 		f.allRunes += runeCount(f.buf[f.allEnd:end])
@@ -93,6 +98,7 @@ func (f *fitter) settleEncoded() {
 		}
 	}
 	f.m = lo
+	f.summed = false // sum has the runes of items past m
 }
 
 // splitItems finds the end of every item encoded in a batch, once.
@@ -220,11 +226,17 @@ type fitter struct {
 	snaps   []estimate
 	snapped []bool
 	tailBuf []byte
-	info    PageInfo
-	call    Call
-	style   HintStyle
-	n       int // items in the page
-	m       int // items encoded: all, or up to the first that cannot fit
+	// sum adds up the runes of the items the compiled encoder writes, and
+	// sumRead those of the items read; summed says that sum has every
+	// rune of the items.
+	sum, sumRead runeSum
+	summed       bool
+
+	info  PageInfo
+	call  Call
+	style HintStyle
+	n     int // items in the page
+	m     int // items encoded: all, or up to the first that cannot fit
 
 	// cursorAt is the page's CursorAt: it issues the NextCursor of a cut.
 	cursorAt func(int) (string, error)
@@ -288,6 +300,7 @@ func newFitter(b Budget, estimated bool, limitChars, limitTokens int, info PageI
 	f.limitChars, f.limitTokens = limitChars, limitTokens
 	f.charCap, f.capReason, f.tok, f.est = f.limitChars, ReasonCharacterLimit, nil, false
 	f.tailBuf = f.tailBuf[:0]
+	f.sum, f.sumRead, f.summed = runeSum{}, runeSum{}, false
 	f.window, f.windowRunes = nil, 0
 	f.buf, f.batches, f.split = nil, f.batches[:0], true
 	f.counted, f.allRunes, f.allEnd, f.read, f.cumTok = 0, 0, len(resultsOpen), 0, nil

@@ -132,7 +132,15 @@ func appendPageInfo(b []byte, pi *PageInfo) ([]byte, error) {
 // with HTML escaping off: \" \\ \b \f \n \r \t, other controls as \u00XX,
 // each invalid UTF-8 byte as \ufffd, and U+2028, U+2029 escaped.
 func appendJSONString(b []byte, s string) []byte {
+	return appendJSONStringSum(b, s, nil)
+}
+
+// appendJSONStringSum is appendJSONString adding to sum, when set, the
+// runes it writes as they are.
+func appendJSONStringSum(b []byte, s string, sum *runeSum) []byte {
 	const hex = "0123456789abcdef"
+	var milli int64 // the runes' costs and bytes past the first, for sum
+	var extra int
 	b = append(b, '"')
 	start := 0 // s[start:i] is written as it is, not yet appended
 	for i := 0; i < len(s); {
@@ -181,9 +189,23 @@ func appendJSONString(b []byte, s string) []byte {
 		// are checked here.
 		for i < len(s) && s[i] >= utf8.RuneSelf {
 			if c := s[i]; (c == 0xE1 || 0xE3 <= c && c <= 0xEC) && i+2 < len(s) && s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80 {
+				if sum != nil {
+					r := rune(c&0x0F)<<12 | rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F)
+					if hanFirst <= r && r <= hanLast {
+						milli += costHan
+					} else {
+						milli += int64(runePage(r >> 8)[r&0xff] &^ wordBit)
+					}
+					extra += 2
+				}
 				i += 3
 				continue
 			} else if 0xC2 <= c && c < 0xE0 && i+1 < len(s) && s[i+1]&0xC0 == 0x80 {
+				if sum != nil {
+					r := rune(c&0x1F)<<6 | rune(s[i+1]&0x3F)
+					milli += int64(runePage(r >> 8)[r&0xff] &^ wordBit)
+					extra++
+				}
 				i += 2
 				continue
 			}
@@ -200,9 +222,18 @@ func appendJSONString(b []byte, s string) []byte {
 				i += 3
 				start = i
 			default:
+				if sum != nil {
+					r, _ := decodeRuneAt(s, i)
+					cost, _ := runeInfo(r, size)
+					milli, extra = milli+cost, extra+size-1
+				}
 				i += size
 			}
 		}
+	}
+	if sum != nil {
+		sum.milli += milli
+		sum.extra += extra
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
