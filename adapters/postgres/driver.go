@@ -67,6 +67,9 @@ func connConfig(dsn string, opts ...pgdriver.Option) (cfg *pgx.ConnConfig, err e
 	if pc.AppName != "" {
 		params["application_name"] = pc.AppName
 	}
+	if _, ok := params["jit"]; !ok {
+		params["jit"] = "off"
+	}
 
 	// ParseConfig("") gives pgx's defaults; everything that says where and
 	// how to connect is then replaced by pgdriver's settings.

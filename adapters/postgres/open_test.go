@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -89,5 +90,35 @@ func TestReadTimeout(t *testing.T) {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestJITOff checks that OpenDB's connections start with jit=off, unless
+// the DSN sets jit.
+func TestJITOff(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct{ param, want string }{{"", "off"}, {"on", "on"}} {
+		u, err := url.Parse(dsn(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.param != "" {
+			q := u.Query()
+			q.Set("jit", tc.param)
+			u.RawQuery = q.Encode()
+		}
+		db, err := postgres.OpenDB(u.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var jit string
+		err = db.QueryRowContext(ctx, "SHOW jit").Scan(&jit)
+		db.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if jit != tc.want {
+			t.Errorf("OpenDB(jit=%q): jit=%s, want %s", tc.param, jit, tc.want)
+		}
 	}
 }

@@ -164,7 +164,11 @@ func New(ctx context.Context, db bun.IDB, opts ...Option) (*Store, error) {
 // sslmode=disable; read timeout 10 s, write timeout 5 s), and the same
 // options, applied after the DSN. Any other DSN parameter is a run-time
 // parameter of every connection, sent when it starts: search_path=myschema
-// or search_path=myschema,public both work. The timeouts bound each read
+// or search_path=myschema,public both work. Connections start with
+// jit=off unless the DSN sets jit: a page's statement reads a page, and
+// Postgres compiles any statement whose estimated cost crosses
+// jit_above_cost, counting branches a page never runs (a pool made
+// otherwise should set it too; see BENCHMARKS.md). The timeouts bound each read
 // and write on a connection's socket (0: none); a call's context bounds
 // the call as a whole. pgdriver.WithResetSessionFunc is not supported (an
 // error), and the tracing and buffer-size options have no effect.
