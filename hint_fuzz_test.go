@@ -122,8 +122,8 @@ func hintFuzzWalk(t *testing.T, call Call, l Limits, n, size, cut int, style Hin
 			}
 			break
 		}
-		if rendered := call.Render(next); style != HintOff && !strings.Contains(h, rendered) {
-			t.Fatalf("hint %q does not name the next call %s", h, rendered)
+		if style != HintOff {
+			hintFuzzNames(t, call, h, next)
 		}
 		args = next
 	}
@@ -141,15 +141,35 @@ func hintFuzzWalk(t *testing.T, call Call, l Limits, n, size, cut int, style Hin
 	}
 	info := r.info(n, 0)
 	last := call.at(info, info.LastPageOffset(), "")
-	if h := call.Hint(info, HintFull); !strings.Contains(h, call.Render(last)) {
-		t.Fatalf("past-the-end hint %q does not name the last page's call %s", h, call.Render(last))
-	}
+	hintFuzzNames(t, call, call.Hint(info, HintFull), last)
 	lp, err := l.Normalize(hintFuzzPage(t, call, l, hintFuzzRoundTrip(t, last)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if lp.Offset != info.LastPageOffset() || lp.Offset >= n {
 		t.Fatalf("the last page's call %s starts at %d, want %d (of %d items)", call.Render(last), lp.Offset, info.LastPageOffset(), n)
+	}
+}
+
+// hintFuzzNames checks that hint h names the call of args to c.Tool: each
+// argument as the call renders it, but a value longer than MaxHintValue
+// by reference (<as before>, a cursor <pagination.nextCursor>).
+func hintFuzzNames(t *testing.T, c Call, h string, args Args) {
+	t.Helper()
+	if !strings.Contains(h, c.Tool+"(") {
+		t.Fatalf("hint %q does not name the tool of the call %s", h, c.Render(args))
+	}
+	for _, a := range args {
+		want := string(appendCallArg(nil, a))
+		if len(want)-len(a.Name)-1 > MaxHintValue {
+			want = a.Name + "=<as before>"
+			if a.Name == hintFuzzArgName(c.CursorArg, "cursor") {
+				want = a.Name + "=<pagination.nextCursor>"
+			}
+		}
+		if !strings.Contains(h, want) {
+			t.Fatalf("hint %q does not name %s of the call %s", h, want, c.Render(args))
+		}
 	}
 }
 
