@@ -51,25 +51,34 @@ func denseStore(t *testing.T, k int) (*sqlite.Store, *bun.DB, string) {
 }
 
 // TestCancelMidQuery cancels, 20 ms in, a SearchNotes call that takes
-// SQLite about a second: 64 notes of 64 KB of "a" searched for 16,000
-// "a"s and a "b" (SQLite's instr compares the query at every position of
-// the text, so its time grows with the text's length times the query's).
-// The call returns promptly (the driver interrupts the statement) with an
+// SQLite about 0.75 s: 32 notes of 16 KB of "a" searched for 4,000 "a"s
+// and a "b" (SQLite's instr compares the query at every position of the
+// text, so its time grows with the text's length times the query's). The
+// call returns promptly (the driver interrupts the statement) with an
 // error wrapping the context's, and the store answers the next call. The
-// default run writes 16 of the notes (the call takes a quarter of the
-// time, still over ten times the 20 ms), the deep run all 64.
+// deep run writes 128 notes; under the race detector, which makes each
+// note take about 0.8 s, 4, and the uninterrupted call is not timed.
 func TestCancelMidQuery(t *testing.T) {
 	s, _ := openDB(t, "cancel.db")
 	ctx := context.Background()
-	for i := range deeptest.Size(16, 64) {
-		if err := s.PutNote(ctx, ports.Note{ID: fmt.Sprintf("a/%02d", i), Title: "A", Content: strings.Repeat("a", 64<<10)}); err != nil {
+	for i := range adaptertest.Scaled(deeptest.Size(32, 128), 4) {
+		if err := s.PutNote(ctx, ports.Note{ID: fmt.Sprintf("a/%03d", i), Title: "A", Content: strings.Repeat("a", 16<<10)}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	query := strings.Repeat("a", 16000) + "b"
+	query := strings.Repeat("a", 4000) + "b"
 	search := func(ctx context.Context) error {
 		_, err := s.SearchNotes(ctx, query, bounded.Page{})
 		return err
+	}
+	if !adaptertest.Race {
+		start := time.Now()
+		if err := search(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if took := time.Since(start); took < 200*time.Millisecond {
+			t.Fatalf("the call takes %v, too little to be interrupted 20 ms in", took)
+		}
 	}
 	for _, deadline := range []bool{false, true} {
 		late, err := adaptertest.Interrupted(t, search, 20*time.Millisecond, 500*time.Millisecond, deadline)
