@@ -401,7 +401,9 @@ func (s *Store) fuzzyLevelMatches(ctx context.Context, qs []fuzzyQuery, threshol
 	if cost <= most {
 		slices.Sort(candidates)
 		candidates = slices.Compact(candidates)
-		if len(candidates) == 0 {
+		if len(candidates) == 0 || cost == 0 {
+			// No name of the level holds one of the rarest: none
+			// reaches the threshold.
 			return nil, nil
 		}
 		var names []string
