@@ -68,7 +68,9 @@ type Dialect struct {
 	BroadNotes int
 	// BroadFuzzy is the most rows of the trigram index the candidates of
 	// a fuzzy SearchNodes may take at one trigram count; more are counted
-	// by a GROUP BY over the count's rows. 0 means maxLevelCandidates.
+	// by a GROUP BY over the count's rows. A query whose trigrams have at
+	// most a tenth of it in all is counted by one GROUP BY. 0 means
+	// maxLevelCandidates.
 	BroadFuzzy int
 	// Snapshot is the isolation level of a read-only transaction whose
 	// statements all see one snapshot, for a read that takes more than

@@ -87,8 +87,15 @@ func (s *Store) searchFuzzy(ctx context.Context, q ports.NodeQuery, req bounded.
 		// No query can match: the exact total is 0.
 		return bounded.Rows[ports.NodeMatch]{Count: 0, Keys: o.Keys}, nil
 	}
+	few, err := s.fewTrigramRows(ctx, qs)
+	if err != nil {
+		return bounded.Rows[ports.NodeMatch]{}, s.wrapCtx(ctx, err)
+	}
+	if few {
+		return s.searchTrigramTable(ctx, q, req, tagWhere, tagArgs)
+	}
 	var out bounded.Rows[ports.NodeMatch]
-	err := s.snapshot(ctx, func(ctx context.Context, st *Store) error {
+	err = s.snapshot(ctx, func(ctx context.Context, st *Store) error {
 		levels, err := st.fuzzyLevels(ctx, qs, q.Threshold)
 		if err != nil {
 			return s.wrapCtx(ctx, err)
@@ -105,6 +112,45 @@ func (s *Store) searchFuzzy(ctx context.Context, q ports.NodeQuery, req bounded.
 	}
 	out.Keys = o.Keys
 	return out, nil
+}
+
+// fewTrigramRows reports whether the trigram index holds at most a tenth
+// of Dialect.BroadFuzzy rows (maxLevelCandidates) of the queries'
+// trigrams in all, each counted by a probe that stops at its share: one
+// GROUP BY over them then costs less than reading a level at a time.
+func (s *Store) fewTrigramRows(ctx context.Context, qs []fuzzyQuery) (bool, error) {
+	var all []string
+	for _, q := range qs {
+		all = append(all, q.tri...)
+	}
+	slices.Sort(all)
+	all = slices.Compact(all)
+	share := cmp.Or(s.d.BroadFuzzy, maxLevelCandidates) / 10 / len(all)
+	if share == 0 {
+		return false, nil
+	}
+	for chunk := range slices.Chunk(all, 200) {
+		cols := make([]string, len(chunk))
+		args := make([]any, 0, 2*len(chunk))
+		for i, t := range chunk {
+			cols[i] = fmt.Sprintf("(SELECT count(*) FROM (SELECT 1 FROM bounded_entity_trigrams WHERE trigram = ? LIMIT ?) AS c%d)", i)
+			args = append(args, t, share+1)
+		}
+		counts := make([]int, len(chunk))
+		dest := make([]any, len(chunk))
+		for i := range counts {
+			dest[i] = &counts[i]
+		}
+		if err := s.db.QueryRowContext(ctx, "SELECT "+strings.Join(cols, ", "), args...).Scan(dest...); err != nil {
+			return false, err
+		}
+		for _, n := range counts {
+			if n > share {
+				return false, nil
+			}
+		}
+	}
+	return true, nil
 }
 
 // snapshot calls f with a store whose statements all read one snapshot of
