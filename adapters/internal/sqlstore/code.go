@@ -143,18 +143,12 @@ func (s *Store) termChunks(ctx context.Context, terms []string) ([]int64, error)
 		return nil, nil
 	}
 	most := cmp.Or(s.d.BroadCode, maxCodeCandidates)
-	cols := make([]string, len(terms))
-	args := make([]any, 0, 2*len(terms))
+	keys := make([][]any, len(terms))
 	for i, t := range terms {
-		cols[i] = fmt.Sprintf("(SELECT count(*) FROM (SELECT 1 FROM bounded_chunk_terms WHERE term = ? LIMIT ?) AS c%d)", i)
-		args = append(args, t, most+1)
+		keys[i] = []any{t}
 	}
-	found := make([]int64, len(terms))
-	dest := make([]any, len(terms))
-	for i := range found {
-		dest[i] = &found[i]
-	}
-	if err := s.db.QueryRowContext(ctx, "SELECT "+strings.Join(cols, ", "), args...).Scan(dest...); err != nil {
+	found, err := s.countsUpTo(ctx, "bounded_chunk_terms", "term = ?", keys, most)
+	if err != nil {
 		return nil, s.wrapCtx(ctx, err)
 	}
 	var sum int64

@@ -129,25 +129,17 @@ func (s *Store) fewTrigramRows(ctx context.Context, qs []fuzzyQuery) (bool, erro
 	if share == 0 {
 		return false, nil
 	}
-	for chunk := range slices.Chunk(all, 200) {
-		cols := make([]string, len(chunk))
-		args := make([]any, 0, 2*len(chunk))
-		for i, t := range chunk {
-			cols[i] = fmt.Sprintf("(SELECT count(*) FROM (SELECT 1 FROM bounded_entity_trigrams WHERE trigram = ? LIMIT ?) AS c%d)", i)
-			args = append(args, t, share+1)
-		}
-		counts := make([]int, len(chunk))
-		dest := make([]any, len(chunk))
-		for i := range counts {
-			dest[i] = &counts[i]
-		}
-		if err := s.db.QueryRowContext(ctx, "SELECT "+strings.Join(cols, ", "), args...).Scan(dest...); err != nil {
-			return false, err
-		}
-		for _, n := range counts {
-			if n > share {
-				return false, nil
-			}
+	keys := make([][]any, len(all))
+	for i, t := range all {
+		keys[i] = []any{t}
+	}
+	counts, err := s.countsUpTo(ctx, "bounded_entity_trigrams", "trigram = ?", keys, share)
+	if err != nil {
+		return false, err
+	}
+	for _, n := range counts {
+		if n > int64(share) {
+			return false, nil
 		}
 	}
 	return true, nil
@@ -414,7 +406,7 @@ func (s *Store) fuzzyLevelMatches(ctx context.Context, qs []fuzzyQuery, threshol
 	}
 	var parts []part
 	var candidates []string
-	cost := 0
+	var cost int64
 	for i := range qs {
 		q := &qs[i]
 		n := len(q.tri)
@@ -444,7 +436,7 @@ func (s *Store) fuzzyLevelMatches(ctx context.Context, qs []fuzzyQuery, threshol
 		candidates = append(candidates, rarest...)
 	}
 	best := map[string]float32{}
-	if cost <= most {
+	if cost <= int64(most) {
 		slices.Sort(candidates)
 		candidates = slices.Compact(candidates)
 		if len(candidates) == 0 || cost == 0 {
@@ -500,31 +492,24 @@ func (s *Store) fuzzyLevelMatches(ctx context.Context, qs []fuzzyQuery, threshol
 
 // rarest returns k of tri that the fewest names of m trigrams hold, and
 // how many hold each, counted up to most+1. Each is counted up to
-// levelProbe+1 first (most/8+1, if less); while fewer than k are counted exactly, those past
-// the limit are counted again up to eight times as many, and up to most
-// at last.
-func (s *Store) rarest(ctx context.Context, tri []string, m, k, most int) ([]string, []int, error) {
+// levelProbe+1 first (most/8+1, if less); while fewer than k are counted
+// exactly, those past the limit are counted again up to eight times as
+// many, and up to most at last.
+func (s *Store) rarest(ctx context.Context, tri []string, m, k, most int) ([]string, []int64, error) {
+	counts := make([]int64, len(tri))
+	probe := func(idx []int, limit int) error {
+		keys := make([][]any, len(idx))
+		for i, j := range idx {
+			keys[i] = []any{tri[j], m}
+		}
+		got, err := s.countsUpTo(ctx, "bounded_entity_trigrams", "trigram = ? AND trigram_count = ?", keys, limit)
+		for i, j := range idx[:len(got)] {
+			counts[j] = got[i]
+		}
+		return err
+	}
 	if k == 0 {
 		return nil, nil, nil
-	}
-	counts := make([]int, len(tri))
-	probe := func(idx []int, limit int) error {
-		for chunk := range slices.Chunk(idx, 200) {
-			cols := make([]string, len(chunk))
-			args := make([]any, 0, 3*len(chunk))
-			for i, j := range chunk {
-				cols[i] = fmt.Sprintf("(SELECT count(*) FROM (SELECT 1 FROM bounded_entity_trigrams WHERE trigram = ? AND trigram_count = ? LIMIT ?) AS c%d)", i)
-				args = append(args, tri[j], m, limit+1)
-			}
-			dest := make([]any, len(chunk))
-			for i, j := range chunk {
-				dest[i] = &counts[j]
-			}
-			if err := s.db.QueryRowContext(ctx, "SELECT "+strings.Join(cols, ", "), args...).Scan(dest...); err != nil {
-				return err
-			}
-		}
-		return nil
 	}
 	idx := make([]int, len(tri))
 	for j := range idx {
@@ -538,7 +523,7 @@ func (s *Store) rarest(ctx context.Context, tri []string, m, k, most int) ([]str
 		}
 		var next []int
 		for _, j := range past {
-			if counts[j] > limit {
+			if counts[j] > int64(limit) {
 				next = append(next, j)
 			}
 		}
@@ -549,7 +534,7 @@ func (s *Store) rarest(ctx context.Context, tri []string, m, k, most int) ([]str
 	}
 	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(counts[a], counts[b]) })
 	out := make([]string, k)
-	outCounts := make([]int, k)
+	outCounts := make([]int64, k)
 	for i, j := range idx[:k] {
 		out[i], outCounts[i] = tri[j], counts[j]
 	}

@@ -355,6 +355,28 @@ func (s *Store) deferredJoin(ids *bun.SelectQuery, table, alias, key, cols strin
 	return s.db.NewSelect().ColumnExpr(cols, args...).TableExpr("(?) AS k", ids).Join(s.keyJoin(table, alias, key))
 }
 
+// countsUpTo returns, for each key of keys, how many rows of table pass
+// cond with the key's arguments, each counted by a probe that stops past
+// limit rows (at most limit+1), 200 keys to a statement.
+func (s *Store) countsUpTo(ctx context.Context, table, cond string, keys [][]any, limit int) ([]int64, error) {
+	counts := make([]int64, len(keys))
+	for start := 0; start < len(keys); start += 200 {
+		chunk := keys[start:min(start+200, len(keys))]
+		cols := make([]string, len(chunk))
+		var args []any
+		dest := make([]any, len(chunk))
+		for i, k := range chunk {
+			cols[i] = fmt.Sprintf("(SELECT count(*) FROM (SELECT 1 FROM %s WHERE %s LIMIT ?) AS c%d)", table, cond, i)
+			args = append(append(args, k...), limit+1)
+			dest[i] = &counts[start+i]
+		}
+		if err := s.db.QueryRowContext(ctx, "SELECT "+strings.Join(cols, ", "), args...).Scan(dest...); err != nil {
+			return nil, err
+		}
+	}
+	return counts, nil
+}
+
 // from is a SELECT from table (an expression, e.g. "bounded_notes AS n")
 // WHERE cond, when cond is not "".
 func (s *Store) from(table, cond string, args ...any) *bun.SelectQuery {
