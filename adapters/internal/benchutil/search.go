@@ -31,7 +31,8 @@ type Reindex func(ctx context.Context, db *bun.DB) (time.Duration, int64, error)
 // chunk), two broad terms ("context error": both in every chunk) and
 // the names of five shards (no chunk holds two); and fuzzy search for a
 // misspelled name ("alpah beta", threshold 0.3), first page and 5th by
-// cursor. It logs the load's throughput and,
+// cursor, and for a name many names share words and digits with ("zeta
+// theta 4243"). It logs the load's throughput and,
 // through reindex, the note index's build time (0: not timed) and size.
 //
 //	go test -run '^$' -bench Search -benchtime 20x ./adapters/sqlite/
@@ -83,6 +84,8 @@ func RunSearch(b *testing.B, open Opener, reindex Reindex) {
 			// "alpah beta" is within 0.3 of the names "alpha beta <i>", a
 			// 18th of the entities.
 			fuzzy := ports.NodeQuery{Queries: []string{"alpah beta"}, Mode: ports.Fuzzy, Threshold: 0.3}
+			// A name whose words and digits many names share in part.
+			fuzzyMany := ports.NodeQuery{Queries: []string{"zeta theta 4243"}, Mode: ports.Fuzzy, Threshold: 0.3}
 			fuzzyCursor := fifthCursor(b, "entities (fuzzy)", fuzzy.Queries[0], capped, func(_ string, p bounded.Page) (bounded.Paged[ports.NodeMatch], error) {
 				return store.SearchNodes(ctx, fuzzy, p)
 			})
@@ -117,6 +120,7 @@ func RunSearch(b *testing.B, open Opener, reindex Reindex) {
 					return len(pg.Items), err
 				}},
 				{"fuzzy/first", func() (int, error) { pg, err := store.SearchNodes(ctx, fuzzy, capped); return len(pg.Items), err }},
+				{"fuzzy/many/first", func() (int, error) { pg, err := store.SearchNodes(ctx, fuzzyMany, capped); return len(pg.Items), err }},
 				{"fuzzy/cursor5", func() (int, error) {
 					pg, err := store.SearchNodes(ctx, fuzzy, bounded.Page{Limit: 20, Cursor: fuzzyCursor, Count: bounded.CountCapped})
 					return len(pg.Items), err
