@@ -67,9 +67,11 @@ type fuzzyMatch struct {
 	score float32
 }
 
-// searchFuzzy is SearchNodes in Fuzzy mode over the trigram table, read
-// level by level (see above) in one read-only transaction, so that every
-// statement sees one snapshot.
+// searchFuzzy is SearchNodes in Fuzzy mode over the trigram table: a
+// query whose trigrams have few rows ([Store.fewTrigramRows]) or too many
+// levels is counted by one GROUP BY ([Store.searchTrigramTable]); the
+// others are read level by level (see above), every statement in one
+// snapshot ([Store.snapshot]).
 func (s *Store) searchFuzzy(ctx context.Context, q ports.NodeQuery, req bounded.Request, tagWhere []string, tagArgs []any) (bounded.Rows[ports.NodeMatch], error) {
 	o := ports.NodeOrder(ports.Fuzzy)
 	if req.At != nil {
@@ -562,11 +564,8 @@ func (s *Store) entitiesOf(ctx context.Context, matches []fuzzyMatch) ([]ports.N
 		if err := rows.Scan(nstr{&name}, nstr{&typ}, nstr{&obs}, nstr{&tags}, nint{&updated}); err != nil {
 			return nil, err
 		}
-		e := ports.Entity{Name: name, Type: typ, UpdatedAt: fromMicros(updated)}
-		if e.Observations, err = decodeList(obs); err != nil {
-			return nil, err
-		}
-		if e.Tags, err = decodeList(tags); err != nil {
+		e, err := entityOf(name, typ, obs, tags, updated)
+		if err != nil {
 			return nil, err
 		}
 		byName[name] = e

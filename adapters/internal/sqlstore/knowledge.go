@@ -275,15 +275,21 @@ func (s *Store) nodeMatches(ctx context.Context, q paged, req bounded.Request, m
 		if name == "" {
 			return ports.NodeMatch{}, false, nil
 		}
-		e := ports.Entity{Name: name, Type: typ, UpdatedAt: fromMicros(updated)}
-		var err error
-		if e.Observations, err = decodeList(obs); err != nil {
-			return ports.NodeMatch{}, false, err
-		}
-		if e.Tags, err = decodeList(tags); err != nil {
-			return ports.NodeMatch{}, false, err
-		}
-		return ports.NodeMatch{Entity: e, Score: float64(float32(score))}, true, nil
+		e, err := entityOf(name, typ, obs, tags, updated)
+		return ports.NodeMatch{Entity: e, Score: float64(float32(score))}, err == nil, err
 	})
 	return page, err
+}
+
+// entityOf is the entity of a row's entityCols.
+func entityOf(name, typ, obs, tags string, updated int64) (ports.Entity, error) {
+	e := ports.Entity{Name: name, Type: typ, UpdatedAt: fromMicros(updated)}
+	var err error
+	if e.Observations, err = decodeList(obs); err != nil {
+		return ports.Entity{}, err
+	}
+	if e.Tags, err = decodeList(tags); err != nil {
+		return ports.Entity{}, err
+	}
+	return e, nil
 }

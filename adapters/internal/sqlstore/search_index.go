@@ -243,13 +243,11 @@ func (s *Store) noteSearchFor(ctx context.Context, q string, exact bool) (how no
 // ftsAtMost reports whether the FTS5 table finds at most most rows for
 // the query match, counted by a probe that stops past them.
 func (s *Store) ftsAtMost(ctx context.Context, table, match string, most int) (bool, error) {
-	var n int
-	err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM (SELECT 1 FROM "+table+" WHERE "+table+" MATCH ? LIMIT ?) AS c",
-		match, most+1).Scan(&n)
+	n, err := s.countsUpTo(ctx, table, table+" MATCH ?", [][]any{{match}}, most)
 	if err != nil {
 		return false, s.wrapCtx(ctx, err)
 	}
-	return n <= most, nil
+	return n[0] <= int64(most), nil
 }
 
 // searchNotesQuery is the paged statement of SearchNotes for the folded
