@@ -44,5 +44,7 @@
 // of its results, so that Claude Code does not write a large result to a
 // file. MAX_MCP_OUTPUT_TOKENS, the client's limit on one result in tokens,
 // lowers every tool's token budget when the server's environment sets it
-// ([ClientBudget]).
+// ([ClientBudget]). A value no response fits in is raised to the
+// smallest budget that answers, and one that is not a positive integer
+// is ignored: the server starts, and logs a warning once.
 package mcptools

@@ -2,8 +2,11 @@ package mcptools_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -28,6 +31,30 @@ func (b *syncBuffer) take() string {
 	s := b.buf.String()
 	b.buf.Reset()
 	return s
+}
+
+// logRecorder is a slog.Handler that keeps the messages it handles.
+type logRecorder struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (r *logRecorder) Enabled(context.Context, slog.Level) bool { return true }
+func (r *logRecorder) WithAttrs([]slog.Attr) slog.Handler       { return r }
+func (r *logRecorder) WithGroup(string) slog.Handler            { return r }
+
+func (r *logRecorder) Handle(_ context.Context, rec slog.Record) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.msgs = append(r.msgs, rec.Level.String()+" "+rec.Message)
+	return nil
+}
+
+// messages returns the messages handled so far.
+func (r *logRecorder) messages() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.msgs)
 }
 
 // ids are the "id" fields of results, as JSON.

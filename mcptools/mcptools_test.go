@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -610,6 +611,67 @@ func TestMaxOutputTokens(t *testing.T) {
 	}
 }
 
+// TestMaxOutputTokensUnworkable: a MAX_MCP_OUTPUT_TOKENS no response
+// fits in is raised to the smallest budget that answers, and one that is
+// not a positive integer is ignored; either is logged once, and every
+// tool answers.
+func TestMaxOutputTokensUnworkable(t *testing.T) {
+	for _, c := range []struct {
+		env, log   string
+		wantTokens int // the limit of runs
+	}{
+		{"1", "leaves 0 tokens", tools.MinBudgetTokens},
+		{"100", "leaves 90 tokens", tools.MinBudgetTokens},
+		{"380", "leaves 342 tokens", tools.MinBudgetTokens},
+		{"abc", `"abc" is not a positive integer`, 16_071},
+		{"-5", `"-5" is not a positive integer`, 16_071},
+		{"0", `"0" is not a positive integer`, 16_071},
+		{"1e3", `"1e3" is not a positive integer`, 16_071},
+	} {
+		t.Run(c.env, func(t *testing.T) {
+			t.Setenv(mcptools.EnvMaxOutputTokens, c.env)
+			logs := &logRecorder{}
+			prev := slog.Default()
+			slog.SetDefault(slog.New(logs))
+			t.Cleanup(func() { slog.SetDefault(prev) })
+
+			f := newFixture(t)
+			for _, call := range []struct{ tool, args string }{
+				{"runs", `{"limit":50}`}, {"runs_by_cursor", `{"limit":50}`}, {"runs_by_page", `{"pageSize":50}`},
+				{"folder_notes", `{"folder":"a","limit":20}`}, {"list_notes", `{"limit":30}`}, {"get_note", `{"id":"a/note-00"}`},
+			} {
+				if res := f.Raw(call.tool, call.args); res.IsError {
+					t.Errorf("%s(%s): %s; want an answer", call.tool, call.args, mcptoolstest.Text(res))
+					continue
+				}
+				env, _ := f.Call(call.tool, call.args)
+				if env.Truncation.LimitTokens > c.wantTokens || len(env.Results) == 0 {
+					t.Errorf("%s(%s): %d results, truncation %+v; want some within %d tokens", call.tool, call.args, len(env.Results), env.Truncation, c.wantTokens)
+				}
+			}
+			env, _ := f.Call("runs", `{"limit":50}`)
+			if env.Truncation.LimitTokens != c.wantTokens {
+				t.Errorf("runs: limitTokens %d, want %d", env.Truncation.LimitTokens, c.wantTokens)
+			}
+			// A set whose budget did not pass through ClientBudget: AddSet
+			// lowers each call's budgetTokens, no lower than the minimum.
+			set, err := tools.New(tools.Config{Notes: f.notes})
+			if err != nil {
+				t.Fatal(err)
+			}
+			server := mcp.NewServer(&mcp.Implementation{Name: "test"}, nil)
+			mcptools.AddSet(server, set)
+			env, _ = mcptoolstest.Serve(t, server).Call("list_notes", `{"limit":30}`)
+			if env.Truncation.LimitTokens > c.wantTokens || len(env.Results) == 0 {
+				t.Errorf("list_notes of a set: %d results, truncation %+v; want some within %d tokens", len(env.Results), env.Truncation, c.wantTokens)
+			}
+			if got := logs.messages(); len(got) != 1 || !strings.HasPrefix(got[0], "WARN "+mcptools.ErrMaxOutputTokens.Error()) || !strings.Contains(got[0], c.log) {
+				t.Errorf("logged %q; want one warning saying %q", got, c.log)
+			}
+		})
+	}
+}
+
 // TestMaxOutputTokensSetBudget: a set built on a budget the variable does
 // not lower still answers within its limit: AddSet lowers each call's
 // budgetTokens, and next carries it on.
@@ -675,10 +737,50 @@ func TestClientBudget(t *testing.T) {
 		{"8000", bounded.ClaudeCode(), 7200},
 		{"0", bounded.Budget{}, 16_071},
 		{"2e3", bounded.Budget{}, 16_071},
+		{"99999999999999999999999", bounded.Budget{}, 16_071},
+		// Under the minimum: raised to it, or to b's own limit if lower.
+		{"1", bounded.Budget{}, tools.MinBudgetTokens},
+		{"100", bounded.Budget{}, tools.MinBudgetTokens},
+		{"100", bounded.Budget{Margin: 0.37}, tools.MinBudgetTokens},
+		{"100", bounded.Budget{Margin: 1}, tools.MinBudgetTokens},
+		{"100", bounded.Budget{MaxTokens: 300}, 270},
+		{"100", bounded.Budget{Margin: 2}, 0}, // invalid: as it came
 	} {
 		t.Setenv(mcptools.EnvMaxOutputTokens, c.env)
 		if got := mcptools.ClientBudget(c.b).LimitTokens(); got != c.wantTokens {
 			t.Errorf("MAX_MCP_OUTPUT_TOKENS=%q, %+v: %d tokens, want %d", c.env, c.b, got, c.wantTokens)
+		}
+	}
+}
+
+// TestLoadClientBudget: a value ClientBudget ignores or raises is an
+// error matching ErrMaxOutputTokens, with the budget ClientBudget
+// returns.
+func TestLoadClientBudget(t *testing.T) {
+	for _, c := range []struct {
+		env, want  string // want "": no error
+		wantTokens int
+	}{
+		{"", "", 16_071},
+		{"1500", "", 1350},
+		{"100000", "", 16_071},
+		{"1", "1 leaves 0 tokens after the margin, under the minimum 350: the limit is 350 tokens", 350},
+		{"100", "100 leaves 90 tokens after the margin, under the minimum 350: the limit is 350 tokens", 350},
+		{"abc", `"abc" is not a positive integer: it is ignored`, 16_071},
+		{"-5", `"-5" is not a positive integer: it is ignored`, 16_071},
+		{"1e3", `"1e3" is not a positive integer: it is ignored`, 16_071},
+		{strings.Repeat("9x", 1<<20), `"9x9x9x9x9x9x9x9x9x9x9x9x9x9x9x9x9x9x9x9... is not a positive integer: it is ignored`, 16_071},
+	} {
+		t.Setenv(mcptools.EnvMaxOutputTokens, c.env)
+		b, err := mcptools.LoadClientBudget(bounded.Budget{})
+		if got := b.LimitTokens(); got != c.wantTokens {
+			t.Errorf("MAX_MCP_OUTPUT_TOKENS=%.20q: %d tokens, want %d", c.env, got, c.wantTokens)
+		}
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("MAX_MCP_OUTPUT_TOKENS=%.20q: %v, want no error", c.env, err)
+		case c.want != "" && (!errors.Is(err, mcptools.ErrMaxOutputTokens) || !strings.HasSuffix(fmt.Sprint(err), c.want)):
+			t.Errorf("MAX_MCP_OUTPUT_TOKENS=%.20q: %v, want ErrMaxOutputTokens ending %q", c.env, err, c.want)
 		}
 	}
 }

@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"math"
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -35,29 +38,104 @@ const MetaMaxResultSizeChars = "anthropic/maxResultSizeChars"
 // A server started by the client inherits it: see [ClientBudget].
 const EnvMaxOutputTokens = "MAX_MCP_OUTPUT_TOKENS"
 
+// ErrMaxOutputTokens is matched by the error of a MAX_MCP_OUTPUT_TOKENS
+// that cannot be honoured: not a positive integer, or a limit no
+// response fits in.
+var ErrMaxOutputTokens = errors.New("mcptools: " + EnvMaxOutputTokens + " cannot be honoured")
+
 // ClientBudget returns b lowered to the limit the environment's
 // MAX_MCP_OUTPUT_TOKENS sets, when it is a positive integer that leaves
 // fewer tokens than b does: MaxTokens becomes that number, and b's margin
 // keeps a response below it. Otherwise it returns b. [AddTool] and
 // [AddPagedTool] apply it to their budget; pass a tools.Config's Budget
 // through it too.
+//
+// A value that is not a positive integer is ignored. One that leaves
+// fewer than tools.MinBudgetTokens is raised to that, or to b's own limit
+// if lower. Either is logged once, as a warning to b.Logger, or
+// slog.Default when nil; [LoadClientBudget] returns it as an error.
 func ClientBudget(b bounded.Budget) bounded.Budget {
-	n, ok := envMaxTokens()
-	if !ok {
-		return b
+	out, err := LoadClientBudget(b)
+	if err != nil {
+		report(b.Logger, err)
+	}
+	return out
+}
+
+// LoadClientBudget returns the budget [ClientBudget] returns and, when
+// MAX_MCP_OUTPUT_TOKENS is set to a value it ignores or raises, an error
+// matching [ErrMaxOutputTokens] that says so. The budget is usable
+// either way. An invalid b is returned as it is.
+func LoadClientBudget(b bounded.Budget) (bounded.Budget, error) {
+	n, err := envMaxTokens()
+	own := b.LimitTokens()
+	if err != nil || n == 0 || own == 0 {
+		return b, err
 	}
 	lowered := b
 	lowered.MaxTokens = n
-	if lowered.LimitTokens() < b.LimitTokens() { // 0 for an invalid budget
-		return lowered
+	leaves := lowered.LimitTokens() // 0 for an invalid budget
+	if leaves >= tools.MinBudgetTokens {
+		if leaves < own {
+			return lowered, nil
+		}
+		return b, nil
 	}
-	return b
+	least := min(tools.MinBudgetTokens, own)
+	err = fmt.Errorf("%w: %d leaves %d tokens after the margin, under the minimum %d: the limit is %d tokens",
+		ErrMaxOutputTokens, n, leaves, tools.MinBudgetTokens, least)
+	if least == own {
+		return b, err
+	}
+	// The fewest MaxTokens that leave least tokens after the margin.
+	margin := b.Margin
+	if margin == 0 {
+		margin = bounded.DefaultMargin
+	}
+	lowered.MaxTokens = int(math.Ceil(float64(least) / margin))
+	for lowered.LimitTokens() < least {
+		lowered.MaxTokens++
+	}
+	return lowered, err
 }
 
-// envMaxTokens is MAX_MCP_OUTPUT_TOKENS, when a positive integer.
-func envMaxTokens() (int, bool) {
-	n, err := strconv.Atoi(strings.TrimSpace(os.Getenv(EnvMaxOutputTokens)))
-	return n, err == nil && n > 0
+// envMaxTokens is MAX_MCP_OUTPUT_TOKENS: 0 when unset or empty, the
+// largest int when over it, and an error matching ErrMaxOutputTokens when
+// not a positive integer.
+func envMaxTokens() (int, error) {
+	v := os.Getenv(EnvMaxOutputTokens)
+	s := strings.TrimSpace(v)
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	switch {
+	case err == nil && n > 0:
+		return n, nil
+	case errors.Is(err, strconv.ErrRange) && s[0] != '-':
+		return math.MaxInt, nil
+	}
+	return 0, fmt.Errorf("%w: %s is not a positive integer: it is ignored", ErrMaxOutputTokens, show(v))
+}
+
+// reported holds the values of MAX_MCP_OUTPUT_TOKENS report logged, by
+// logger.
+var reported sync.Map
+
+// report logs err, the error of MAX_MCP_OUTPUT_TOKENS' value, as a
+// warning to l (slog.Default when nil), unless it logged one for that
+// value to l before.
+func report(l *slog.Logger, err error) {
+	if l == nil {
+		l = slog.Default()
+	}
+	type key struct {
+		l     *slog.Logger
+		value string
+	}
+	if _, dup := reported.LoadOrStore(key{l, os.Getenv(EnvMaxOutputTokens)}, true); !dup {
+		l.Warn(err.Error())
+	}
 }
 
 // result is the tool result of an envelope: its JSON as text, for clients

@@ -43,15 +43,19 @@ func AddSet(s *mcp.Server, set *tools.Set) {
 
 // capTokens returns the arguments raw with budgetTokens lowered to the
 // limit MAX_MCP_OUTPUT_TOKENS sets, with bounded's default margin, when
-// the tool allows more than the variable: when the set's budget did not
-// pass through ClientBudget. Arguments that do not decode go as they
-// came, for the tool to name what is wrong.
+// the tool allows more than the variable (most): when the set's budget
+// did not pass through ClientBudget. Arguments that do not decode go as
+// they came, for the tool to name what is wrong.
 func capTokens(raw json.RawMessage, most int) json.RawMessage {
-	n, ok := envMaxTokens()
-	if !ok || most <= n {
+	if most <= 0 {
 		return raw
 	}
-	limit := int(float64(n) * bounded.DefaultMargin)
+	b := bounded.Budget{MaxTokens: most}
+	cb := ClientBudget(b)
+	if cb.MaxTokens == b.MaxTokens {
+		return raw
+	}
+	limit := cb.LimitTokens()
 	var args bounded.Args
 	if len(raw) > 0 && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &args); err != nil {
