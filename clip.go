@@ -77,6 +77,10 @@ func (f *fitter) noneFits(min *shape) ([]byte, *shape, error) {
 		return nil, nil, err
 	}
 	t := *t0
+	// The call that reads on is this one with a larger budget: the same
+	// call again would answer the same, so there is no next call.
+	t.next, t.keeps, t.nextJSON = nil, nil, nil
+	t.runes = runeCount(t.pagination) + runeCount(t.hintJSON)
 	s := &shape{k: 0, t: &t}
 	s.tr.Reason = ReasonBudgetTooSmall
 	// What a response with the result takes: whole, or clipped to its

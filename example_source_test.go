@@ -216,7 +216,7 @@ func ExampleRespond_budgetTooSmall() {
 	tr := out.Truncation
 	fmt.Println(tr.Reason, out.Kept, tr.NeededChars, tr.NeededTokens)
 	fmt.Println(out.Hint)
-	fmt.Println(call.Render(out.Next))
+	fmt.Println(out.Next == nil, out.Page.HasMore, out.Page.NextOffset) // no next call: this one again answers the same
 
 	// With the budget it asks for, the result comes back.
 	opts.Budget.MaxChars = tr.NeededChars
@@ -225,7 +225,7 @@ func ExampleRespond_budgetTooSmall() {
 	// Output:
 	// budget_too_small 0 611 218
 	// The next result needs a budget of 611 characters (218 tokens); this one is 500 (178): call again with a larger budget.
-	// get_metrics(offset=0)
+	// true true 0
 	// 1 kept, reason ""
 }
 

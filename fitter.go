@@ -263,9 +263,10 @@ type fitter struct {
 	counted  int
 	allRunes int
 	allEnd   int
-	read     int   // the items before allEnd
-	cumTok   []int // cumTok[k]: tokens of the first k items (Tokenizer)
-	ints     []int // the memory of ends and cum
+	read     int    // the items before allEnd
+	cumTok   []int  // cumTok[k]: tokens of the first k items (Tokenizer)
+	out      []byte // where assemble writes a response that may be rejected
+	ints     []int  // the memory of ends and cum
 
 	tails []*tail // memo of tailFor
 	// lean leaves out of the pagination the cursors the next call does
@@ -346,6 +347,9 @@ func (f *fitter) release() {
 	}
 	if cap(f.scratch) > maxPooled {
 		f.scratch = nil
+	}
+	if cap(f.out) > maxPooled {
+		f.out = nil
 	}
 	if cap(f.ints) > maxPooled/8 {
 		f.ints = nil
@@ -984,12 +988,22 @@ func (f *fitter) largestTokK(hi, tokens int) int {
 func (f *fitter) assemble(s *shape) ([]byte, error) {
 	var out []byte
 	switch {
-	case s.clipped != nil:
-		out = append(f.buf[:len(resultsOpen)], s.clipped...)
 	case s.k == 0:
 		out = f.buf[:len(resultsOpen)]
 	default:
 		out = f.buf[:f.end(s.k-1)]
+	}
+	if s.clipped != nil || f.tok != nil {
+		// This response may be rejected (by the Tokenizer, or as too large
+		// for a clip) and another measured from buf: it must not overwrite
+		// the items there.
+		f.out = append(f.out[:0], resultsOpen...)
+		if s.clipped != nil {
+			f.out = append(f.out, s.clipped...)
+		} else {
+			f.out = append(f.out, out[len(resultsOpen):]...)
+		}
+		out = f.out
 	}
 	head := len(out)
 	if f.tok == nil {
@@ -1047,12 +1061,11 @@ func (f *fitter) appendTail(b []byte, s *shape) []byte {
 }
 
 // keepLong returns next without the caller's arguments whose value is too
-// long to repeat in every response (its JSON over an eighth of the
-// character limit, and over MaxNextValue), and their names: the response
-// says to pass them again as they were (nextKeeps), as its hint writes
-// them <as before>.
+// long to repeat in every response (its JSON over MaxNextValue, and over
+// an eighth of the character or the token limit), and their names: the
+// response says to pass them again as they were (nextKeeps), as its hint
+// writes them <as before>.
 func (f *fitter) keepLong(next Args) (Args, []string) {
-	most := max(MaxNextValue, f.limitChars/8)
 	var keeps []string
 	for _, a := range f.call.Args {
 		// Measured in the fitter's pooled scratch buffer: no allocation.
@@ -1060,7 +1073,7 @@ func (f *fitter) keepLong(next Args) (Args, []string) {
 		if err == nil {
 			f.scratch = b
 		}
-		if err == nil && len(b) > most {
+		if err == nil && len(b) > MaxNextValue && (len(b) > f.limitChars/8 || f.argTokens(b) > f.limitTokens/8) {
 			keeps = append(keeps, a.Name)
 		}
 	}
@@ -1077,9 +1090,18 @@ func (f *fitter) keepLong(next Args) (Args, []string) {
 	return out, keeps
 }
 
+// argTokens estimates the tokens of an argument's JSON, as the budget
+// estimates them; with a Tokenizer, by the Estimator, which errs high.
+func (f *fitter) argTokens(b []byte) int {
+	if f.est || f.tok != nil {
+		return Estimator{}.CountTokens(string(b))
+	}
+	return f.b.estimateTokens(runeCount(b))
+}
+
 // MaxNextValue is the JSON length, in bytes, over which a caller's
-// argument, if also over LimitChars / 8, moves from [Fitted.Next] to
-// NextKeeps.
+// argument, if also over an eighth of LimitChars or of LimitTokens,
+// moves from [Fitted.Next] to NextKeeps.
 const MaxNextValue = 256
 
 // appendStrings appends ss as a JSON array of strings.

@@ -188,7 +188,8 @@ func decodeEnvelope[T any](t *testing.T, b []byte) Envelope[T] {
 
 // TestRespondTooSmallAfterCursor: a page read by cursor whose first item
 // does not fit goes on by that same cursor, not by an offset the cursor
-// carried, which writes since may have made stale.
+// carried, which writes since may have made stale; and it has no next
+// call, which would repeat this one.
 func TestRespondTooSmallAfterCursor(t *testing.T) {
 	all := rows(10)
 	all[4].Body = strings.Repeat("x", 5000)
@@ -212,7 +213,33 @@ func TestRespondTooSmallAfterCursor(t *testing.T) {
 	if fd.Truncation.Reason != ReasonBudgetTooSmall {
 		t.Fatalf("reason %q, want %q", fd.Truncation.Reason, ReasonBudgetTooSmall)
 	}
-	if c, _ := fd.Next.Get("cursor"); c != first.Page.NextCursor {
-		t.Errorf("next %v, want the cursor the page was read from", fd.Next)
+	if fd.Page.NextCursor != first.Page.NextCursor {
+		t.Errorf("nextCursor %q, want the cursor the page was read from", fd.Page.NextCursor)
+	}
+	// The same call again would answer the same: no next call.
+	if fd.Next != nil {
+		t.Errorf("next %v, want none", fd.Next)
+	}
+}
+
+// TestRespondLongArgumentTokenBudget: an argument too long to repeat in
+// every response moves to nextKeeps under a token limit as under a
+// character limit, so that a small token budget still answers.
+func TestRespondLongArgumentTokenBudget(t *testing.T) {
+	src := FromSlice(rows(30)).WithKeys(func(r row) []any { return []any{r.ID} })
+	for _, v := range []string{strings.Repeat("tag-", 75), strings.Repeat("日本語", 100), strings.Repeat("x", 5000)} {
+		for _, paging := range []Paging{ByOffset, ByCursor} {
+			call := Call{Tool: "rows", Args: Args{{"tags", []string{v}}}, Paging: paging}
+			for _, b := range []Budget{{MaxTokens: 350, Margin: 1}, {MaxChars: 1000, Margin: 1}} {
+				b.Logger = quiet
+				fd, err := Respond(context.Background(), src, call, Page{Offset: 1}, Options[row]{Limits: Limits{Default: 10, Max: 10}, Budget: b})
+				if err != nil {
+					t.Fatalf("%d-byte argument, %+v: %v", len(v), b, err)
+				}
+				if fd.Kept == 0 || !slices.Equal(fd.NextKeeps, []string{"tags"}) {
+					t.Errorf("%d-byte argument, %+v: kept %d, nextKeeps %q; want results and tags kept", len(v), b, fd.Kept, fd.NextKeeps)
+				}
+			}
+		}
 	}
 }
