@@ -374,14 +374,14 @@ func check(s *jsonschema.Schema, v any, clamp bool) string {
 		f, _ := strconv.ParseFloat(string(n), 64)
 		switch {
 		case s.Minimum != nil && f < *s.Minimum:
-			return fmt.Sprintf("%s is below the minimum %v", n, *s.Minimum)
+			return fmt.Sprintf("%s is below the minimum %v", show(n), *s.Minimum)
 		case s.ExclusiveMinimum != nil && f <= *s.ExclusiveMinimum:
-			return fmt.Sprintf("%s is not over %v", n, *s.ExclusiveMinimum)
+			return fmt.Sprintf("%s is not over %v", show(n), *s.ExclusiveMinimum)
 		case clamp:
 		case s.Maximum != nil && f > *s.Maximum:
-			return fmt.Sprintf("%s is over the maximum %v", n, *s.Maximum)
+			return fmt.Sprintf("%s is over the maximum %v", show(n), *s.Maximum)
 		case s.ExclusiveMaximum != nil && f >= *s.ExclusiveMaximum:
-			return fmt.Sprintf("%s is not under %v", n, *s.ExclusiveMaximum)
+			return fmt.Sprintf("%s is not under %v", show(n), *s.ExclusiveMaximum)
 		}
 	}
 	if s.Enum != nil {
@@ -429,14 +429,23 @@ func article(typ string) string {
 	return "a " + typ
 }
 
-// show writes v as JSON for an error message, cut after 40 bytes.
+// show writes v as JSON for an error message, cut as cut cuts.
 func show(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Sprint(v)
+		return cut(fmt.Sprint(v))
 	}
-	if len(b) > 40 {
-		return string(bytes.ToValidUTF8(b[:40], nil)) + "..."
+	return cut(string(b))
+}
+
+// maxEcho is the most bytes of a name or value an error message repeats.
+const maxEcho = 40
+
+// cut returns s cut after maxEcho bytes, at a rune's start, and "..."
+// when longer.
+func cut(s string) string {
+	if len(s) <= maxEcho {
+		return s
 	}
-	return string(b)
+	return strings.ToValidUTF8(s[:maxEcho], "") + "..."
 }

@@ -36,7 +36,9 @@
 // A bad argument, a cursor of another query or a handler's error is a
 // result with isError set and a message that says what to change (for a
 // cursor: pass it as it came with the same arguments, or omit it to start
-// over), never a protocol error.
+// over), never a protocol error. It keeps to the call's budget: the
+// names and values it repeats are cut short, and a longer message is cut
+// in the middle.
 //
 // # Client limits
 //

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -151,11 +152,15 @@ func result(env []byte) *mcp.CallToolResult {
 
 // errorResult is the tool result of a failed call: its message, with
 // isError set, so that the agent reads it and corrects its call. A cursor
-// the call cannot use gets a message that says what to do instead.
-func errorResult(tool string, err error) *mcp.CallToolResult {
+// the call cannot use gets a message that says what to do instead. The
+// message is cut in the middle to b's limits.
+func errorResult(tool string, b bounded.Budget, err error) *mcp.CallToolResult {
 	var ae *tools.ArgumentError
 	switch {
 	case errors.As(err, &ae):
+		if err == error(ae) { // the name and reason as argError clips them
+			err = argError(ae.Tool, ae.Argument, ae.Reason, ae.Kind)
+		}
 	case errors.Is(err, driver.ErrCursorForeign):
 		err = argError(tool, "cursor", "the cursor belongs to another query: it works only with the arguments of the call that returned it. Call again with those, or omit cursor to start over", err)
 	case errors.Is(err, bounded.ErrInvalidCursor):
@@ -163,13 +168,65 @@ func errorResult(tool string, err error) *mcp.CallToolResult {
 	case !strings.HasPrefix(err.Error(), tool+": "):
 		err = fmt.Errorf("%s: %w", tool, err)
 	}
-	res := &mcp.CallToolResult{}
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fitText(err.Error(), b)}}}
 	res.SetError(err)
 	return res
 }
 
+// maxReason is the most characters of an argument error's reason.
+const maxReason = 240
+
 // argError is the error of a bad argument: a *tools.ArgumentError, which
-// matches tools.ErrInvalidArguments and kind.
+// matches tools.ErrInvalidArguments and kind. The name is cut as cut
+// cuts, the reason in the middle to maxReason characters.
 func argError(tool, arg, reason string, kind error) error {
-	return &tools.ArgumentError{Tool: tool, Argument: arg, Reason: reason, Kind: kind}
+	return &tools.ArgumentError{Tool: tool, Argument: cut(arg), Reason: clipMiddle(reason, maxReason), Kind: kind}
+}
+
+// fitText returns s cut in the middle to b's limits: LimitChars
+// characters and LimitTokens tokens, as b counts them.
+func fitText(s string, b bounded.Budget) string {
+	most, limit := b.LimitChars(), b.LimitTokens()
+	out := clipMiddle(s, most)
+	for range 8 {
+		n := b.CountTokens(out)
+		if n <= limit || most <= 1 {
+			break
+		}
+		most = min(most-1, int(float64(most)*float64(limit)/float64(n)*0.95))
+		out = clipMiddle(s, max(most, 1))
+	}
+	return out
+}
+
+// clipMiddle returns s with runes cut from its middle, 2/3 of those kept
+// before and 1/3 after a marker, "…[truncated 1,234 chars]…", so that it
+// has most runes at most.
+func clipMiddle(s string, most int) string {
+	n := utf8.RuneCountInString(s)
+	if n <= most {
+		return s
+	}
+	marker := func(removed int) string { return "…[truncated " + bounded.FormatCount(removed) + " chars]…" }
+	keep := most - utf8.RuneCountInString(marker(n)) // no marker is longer
+	if keep <= 0 {
+		return string([]rune(s)[:max(most, 0)])
+	}
+	head, tail := keep-keep/3, keep/3
+	var hi, ti int // the bytes of the head, and where the tail begins
+	i := 0
+	for at := range s {
+		if i == head {
+			hi = at
+		}
+		if i == n-tail {
+			ti = at
+			break
+		}
+		i++
+	}
+	if tail == 0 {
+		ti = len(s)
+	}
+	return s[:hi] + marker(n-keep) + s[ti:]
 }

@@ -25,6 +25,10 @@ func AddSet(s *mcp.Server, set *tools.Set) {
 	out := setOutputSchema
 	for _, t := range set.Tools() {
 		chars, tokens := schemaMax(t.InputSchema, "budget"), schemaMax(t.InputSchema, "budgetTokens")
+		budget := bounded.Budget{} // for errors: the budget argument's maximum
+		if chars > 0 {
+			budget = bounded.Budget{MaxChars: chars, MaxTokens: tokens, Margin: 1}
+		}
 		meta := mcp.Meta{}
 		if chars > 0 {
 			meta[MetaMaxResultSizeChars] = chars
@@ -34,7 +38,7 @@ func AddSet(s *mcp.Server, set *tools.Set) {
 		}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			env, err := t.Handler(ctx, capTokens(req.Params.Arguments, tokens))
 			if err != nil {
-				return errorResult(t.Name, err), nil
+				return errorResult(t.Name, budget, err), nil
 			}
 			return result(env), nil
 		})

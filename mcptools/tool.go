@@ -124,18 +124,18 @@ func add[In, T any](s *mcp.Server, t *mcp.Tool, o Options[T], fetch func(context
 	s.AddTool(tl.mcp, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		c, in, err := parse[In](tl, req.Params.Arguments)
 		if err != nil {
-			return errorResult(t.Name, err), nil
+			return errorResult(t.Name, tl.budget, err), nil
 		}
 		pg, err := fetch(ctx, req, in, c)
 		if err != nil {
-			return errorResult(t.Name, err), nil
+			return errorResult(t.Name, c.budget, err), nil
 		}
 		if o.Clip != nil {
 			pg = clipPage(pg, o.Clip, o.Content.Limit(len(pg.Items)))
 		}
 		out, err := bounded.FitContext(ctx, c.budget, bounded.FitInput[T]{Page: pg, Call: c.call, Hints: o.Hints, Relevance: o.Relevance})
 		if err != nil {
-			return errorResult(t.Name, err), nil
+			return errorResult(t.Name, c.budget, err), nil
 		}
 		return result(out.JSON), nil
 	})
