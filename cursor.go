@@ -1,6 +1,7 @@
 package bounded
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/boundedkit/bounded/driver"
@@ -19,6 +20,24 @@ func cursorsAt[T any](codec driver.Codec, scope string, offset int, items []T, k
 		if n < 1 || n > len(items) {
 			return "", fmt.Errorf("%w: cursor after %d items of a page of %d", ErrInvalidPage, n, len(items))
 		}
-		return codec.Encode(scope, driver.Cursor{Offset: offset + n, Keys: keys(items[n-1])})
+		return encodeAt(codec, scope, driver.Cursor{Offset: offset + n, Keys: keys(items[n-1])})
 	}
+}
+
+// encodeAt encodes cur for scope, or returns "" for keys no cursor can
+// hold (nil keys, which [Rows.Keys] returns for such an item, or a cursor
+// over [driver.MaxCursorBytes]): the page goes on by offset there. A key
+// of a type no cursor holds is an error wrapping [ErrInvalidSource].
+func encodeAt(codec driver.Codec, scope string, cur driver.Cursor) (string, error) {
+	if cur.Keys == nil {
+		return "", nil
+	}
+	c, err := codec.Encode(scope, cur)
+	switch {
+	case errors.Is(err, driver.ErrCursorTooLong):
+		return "", nil
+	case err != nil:
+		return "", fmt.Errorf("%w: Rows.Keys: %w", ErrInvalidSource, err)
+	}
+	return c, nil
 }

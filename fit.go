@@ -81,8 +81,8 @@ type Fitted struct {
 // [Truncation.Reason]). Warnings go to b.Logger.
 //
 // Fit does not modify in. Its errors wrap [ErrInvalidBudget],
-// [ErrUnordered], [ErrInvalidPage] or [ErrTokenizer], or are an item's
-// encoding error or in.Page.CursorAt's.
+// [ErrUnordered], [ErrInvalidPage], [ErrTokenizer] or, for an item that
+// does not encode, [ErrInvalidResult]; or are in.Page.CursorAt's.
 func Fit[T any](b Budget, in FitInput[T]) (Fitted, error) {
 	return FitContext(context.Background(), b, in)
 }
@@ -190,7 +190,7 @@ func encodeEach[T any](f *fitter, items []T, end int) error {
 		// A pointer, as json.Marshal([]T) sees addressable elements: the
 		// same methods are used, and the item is not copied.
 		if err := f.enc.Encode(&items[i]); err != nil {
-			return fmt.Errorf("bounded: encoding result %d: %w", i, err)
+			return encodeError(i, reflect.ValueOf(&items[i]), err)
 		}
 		f.addBatch(1)
 	}

@@ -17,6 +17,11 @@ var ErrInvalidPage = errors.New("bounded: invalid page")
 // errors for a refused cursor; [driver.Codec.Decode] lists why.
 var ErrInvalidCursor = driver.ErrInvalidCursor
 
+// ErrInvalidSource is wrapped by the errors for a [Source] that broke its
+// contract: more items than asked, items past its exact total, an empty
+// page inside it, or keys of a type no cursor holds.
+var ErrInvalidSource = errors.New("bounded: invalid source")
+
 // ErrNoProgress is yielded by [All] for a page that says HasMore but would
 // not advance.
 var ErrNoProgress = errors.New("bounded: page did not advance")
@@ -403,8 +408,8 @@ func (r Request) Backward() bool { return r.At != nil && r.At.Backward }
 // NextCursor, at last (the last item's keys) when HasMore, and PrevCursor,
 // at first (the first item's keys) when items precede the page (Offset > 0,
 // or before is true: the page was read backward and found more). scope and
-// codec are the method's, as given to normalizeCursor. It returns
-// the codec's error for keys that do not encode.
+// codec are the method's, as given to normalizeCursor. Keys no cursor can
+// hold leave a cursor out ([encodeAt]).
 func (pi *PageInfo) setCursors(codec driver.Codec, scope string, first, last []any, before bool) error {
 	pi.NextCursor, pi.PrevCursor = "", ""
 	if pi.Returned == 0 {
@@ -412,12 +417,12 @@ func (pi *PageInfo) setCursors(codec driver.Codec, scope string, first, last []a
 	}
 	var err error
 	if pi.HasMore {
-		if pi.NextCursor, err = codec.Encode(scope, driver.Cursor{Offset: pi.NextOffset, Keys: last}); err != nil {
+		if pi.NextCursor, err = encodeAt(codec, scope, driver.Cursor{Offset: pi.NextOffset, Keys: last}); err != nil {
 			return err
 		}
 	}
 	if pi.Offset > 0 || before {
-		if pi.PrevCursor, err = codec.Encode(scope, driver.Cursor{Backward: true, Offset: pi.Offset, Keys: first}); err != nil {
+		if pi.PrevCursor, err = encodeAt(codec, scope, driver.Cursor{Backward: true, Offset: pi.Offset, Keys: first}); err != nil {
 			return err
 		}
 	}

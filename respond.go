@@ -75,12 +75,15 @@ func FetchPage[T any](ctx context.Context, src Source[T], scope string, p Page, 
 	if req.At != nil && rows.Keys == nil {
 		return Paged[T]{}, fmt.Errorf("%w: this source pages by offset only", ErrInvalidCursor)
 	}
-	if len(rows.Items) > req.Limit {
-		return Paged[T]{}, fmt.Errorf("bounded: source returned %d items for a limit of %d", len(rows.Items), req.Limit)
+	if err := checkRows(req, rows); err != nil {
+		return Paged[T]{}, err
 	}
 	if req.needsExactTotal(len(rows.Items)) {
 		req = req.exact()
 		if rows, err = src.Fetch(ctx, req); err != nil {
+			return Paged[T]{}, err
+		}
+		if err := checkRows(req, rows); err != nil {
 			return Paged[T]{}, err
 		}
 	}
@@ -120,4 +123,28 @@ func (c Call) Scope() (string, error) {
 		return "", fmt.Errorf("bounded: call arguments: %w", err)
 	}
 	return string(b), nil
+}
+
+// checkRows returns an error wrapping [ErrInvalidSource] for rows a source
+// could not have returned for r: more items than r.Limit, or, for a page
+// by offset whose total was counted exactly, items past the total, an
+// empty page inside it, or More saying otherwise than the total.
+func checkRows[T any](r Request, rows Rows[T]) error {
+	n, c := len(rows.Items), rows.Count
+	if n > r.Limit {
+		return fmt.Errorf("%w: %d items for a limit of %d", ErrInvalidSource, n, r.Limit)
+	}
+	exact := c >= 0 && (r.Count == CountExact || r.Count == CountCapped && c <= r.CountCap)
+	if r.At != nil || !exact {
+		return nil
+	}
+	switch {
+	case n > 0 && r.Offset+n > c:
+		return fmt.Errorf("%w: %d items at offset %d, past its total of %d", ErrInvalidSource, n, r.Offset, c)
+	case n == 0 && r.Offset < c:
+		return fmt.Errorf("%w: no items at offset %d, inside its total of %d", ErrInvalidSource, r.Offset, c)
+	case n > 0 && rows.More != (r.Offset+n < c):
+		return fmt.Errorf("%w: %d items at offset %d and More %v, against its total of %d", ErrInvalidSource, n, r.Offset, rows.More, c)
+	}
+	return nil
 }

@@ -43,21 +43,27 @@ func walkRespond(t *testing.T, src Source[row], call Call, start Page, o Options
 		if out.Next == nil {
 			return seen
 		}
-		p = start
-		p.Offset, p.Cursor = 0, ""
-		for _, a := range out.Next {
-			switch a.Name {
-			case "offset":
-				p.Offset = a.Value.(int)
-			case "cursor":
-				p.Cursor = a.Value.(string)
-			case "limit":
-				p.Limit = a.Value.(int)
-			}
-		}
+		p = nextPage(start, out.Next)
 	}
 	t.Fatal("walk did not end")
 	return nil
+}
+
+// nextPage returns start at the offset, cursor and limit of next.
+func nextPage(start Page, next Args) Page {
+	p := start
+	p.Offset, p.Cursor = 0, ""
+	for _, a := range next {
+		switch a.Name {
+		case "offset":
+			p.Offset = a.Value.(int)
+		case "cursor":
+			p.Cursor = a.Value.(string)
+		case "limit":
+			p.Limit = a.Value.(int)
+		}
+	}
+	return p
 }
 
 func TestRespondWalks(t *testing.T) {

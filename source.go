@@ -40,7 +40,10 @@ type Rows[T any] struct {
 	// means not counted.
 	Count int
 	// Keys returns an item's sort keys, the last one unique, each nil,
-	// bool, int64, float64 or string; nil pages by offset only.
+	// bool, int64, float64 or string; or nil for an item whose keys the
+	// source could not read a cursor at (a NaN, a string the store
+	// alters): the page goes on by offset after it. A nil Keys pages by
+	// offset only.
 	Keys func(T) []any
 }
 
@@ -131,5 +134,23 @@ func (s *SliceSource[T]) Fetch(_ context.Context, r Request) (Rows[T], error) {
 	if r.Count == CountCapped {
 		count = min(count, r.CountCap+1)
 	}
-	return Rows[T]{Items: all[start:end:end], More: more, Count: count, Keys: s.keys}, nil
+	var keys func(T) []any
+	if s.keys != nil {
+		keys = finiteKeys(s.keys)
+	}
+	return Rows[T]{Items: all[start:end:end], More: more, Count: count, Keys: keys}, nil
+}
+
+// finiteKeys returns keys, but nil for an item with a NaN key, which
+// [driver.CompareKeys] cannot place.
+func finiteKeys[T any](keys func(T) []any) func(T) []any {
+	return func(it T) []any {
+		k := keys(it)
+		for _, v := range k {
+			if f, ok := v.(float64); ok && f != f {
+				return nil
+			}
+		}
+		return k
+	}
 }

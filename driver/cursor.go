@@ -46,6 +46,11 @@ var (
 	ErrCursorExpired = errors.New("bounded: cursor expired")
 )
 
+// ErrCursorTooLong is [Codec.Encode]'s error, wrapped with
+// [ErrInvalidCursor], for keys whose cursor would be over
+// [MaxCursorBytes]: a page continues without a cursor there.
+var ErrCursorTooLong = errors.New("bounded: cursor over MaxCursorBytes")
+
 // Codec encodes and decodes cursors: URL-safe base64, bound to a scope,
 // checksummed, and signed with HMAC-SHA256 when Key is set. The zero value
 // is ready to use.
@@ -156,8 +161,8 @@ func (c Codec) now() time.Time {
 }
 
 // Encode returns the cursor string of cur for scope, or an error wrapping
-// [ErrInvalidCursor] for a key type it cannot hold or an Offset outside
-// [0, MaxOffset].
+// [ErrInvalidCursor] for a key type it cannot hold, an Offset outside
+// [0, MaxOffset], or a cursor over MaxCursorBytes ([ErrCursorTooLong]).
 func (c Codec) Encode(scope string, cur Cursor) (string, error) {
 	if cur.Offset < 0 || cur.Offset > MaxOffset {
 		return "", fmt.Errorf("%w: offset %d is outside [0, %d]", ErrInvalidCursor, cur.Offset, MaxOffset)
@@ -210,10 +215,13 @@ func (c Codec) Encode(scope string, cur Cursor) (string, error) {
 			b = binary.AppendUvarint(b, uint64(len(v)))
 			b = append(b, v...)
 		default:
-			return "", fmt.Errorf("%w: key %d has type %T", ErrInvalidCursor, i, k)
+			return "", fmt.Errorf("%w: key %d has type %T; a cursor holds nil, bool, int, int64, float64 or string", ErrInvalidCursor, i, k)
 		}
 	}
 	b = append(b, tag(c.Key, b)...)
+	if n := base64.RawURLEncoding.EncodedLen(len(b)); n > MaxCursorBytes {
+		return "", fmt.Errorf("%w: %w: %d bytes", ErrInvalidCursor, ErrCursorTooLong, n)
+	}
 	return base64.RawURLEncoding.EncodeToString(b), nil
 }
 

@@ -157,3 +157,20 @@ func FuzzCursorDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestEncodeTooLong: Encode refuses a cursor Decode would refuse for its
+// length, with ErrCursorTooLong; one just under the limit round-trips.
+func TestEncodeTooLong(t *testing.T) {
+	var c Codec
+	if _, err := c.Encode("s", Cursor{Keys: []any{strings.Repeat("k", MaxCursorBytes)}}); !errors.Is(err, ErrCursorTooLong) || !errors.Is(err, ErrInvalidCursor) {
+		t.Errorf("a cursor over MaxCursorBytes: %v; want ErrCursorTooLong", err)
+	}
+	under := Cursor{Keys: []any{strings.Repeat("k", MaxCursorBytes*3/4-64)}}
+	s, err := c.Encode("s", under)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Decode("s", s); err != nil || len(s) > MaxCursorBytes {
+		t.Errorf("a cursor of %d bytes: %v", len(s), err)
+	}
+}

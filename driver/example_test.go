@@ -23,7 +23,7 @@ func ExampleCodec_Encode() {
 	fmt.Println(err)
 	// Output:
 	// {Backward:false Offset:20 Keys:[2024-05-01 417]} <nil>
-	// bounded: invalid cursor: key 0 has type []uint8
+	// bounded: invalid cursor: key 0 has type []uint8; a cursor holds nil, bool, int, int64, float64 or string
 }
 
 // query it issued them for.
