@@ -68,7 +68,8 @@ type PageHandler[In, T any] func(ctx context.Context, req *mcp.CallToolRequest, 
 // In (a struct, as for mcp.AddTool), with the paging arguments of
 // o.Paging added, and budget and budgetTokens, each with its minimum,
 // maximum and default. Its output schema is that of the envelope of T
-// items, unless t.OutputSchema is set. Its _meta holds
+// items, each described as encoding/json writes it, unless
+// t.OutputSchema is set. Its _meta holds
 // [MetaMaxResultSizeChars]. AddTool panics when In's schema is not an
 // object, names a paging argument, or o.Limits or o.Budget is invalid.
 //
