@@ -174,7 +174,7 @@ func checkSession(ctx context.Context, db bun.IDB) error {
 	var sortLength int64
 	var mode string
 	if err := db.QueryRowContext(ctx, "SELECT @@SESSION.max_sort_length, @@SESSION.sql_mode").Scan(&sortLength, &mode); err != nil {
-		return fmt.Errorf("mysql: read the session's settings: %w", err)
+		return sqlstore.ContextErr(ctx, fmt.Errorf("mysql: read the session's settings: %w", err))
 	}
 	if sortLength < MinSortLength {
 		return fmt.Errorf("mysql: max_sort_length is %d, want at least %d, or long titles would sort by their first %d bytes only"+
@@ -199,7 +199,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, *bun.DB, err
 	}
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, nil, fmt.Errorf("mysql: connect: %w", err)
+		return nil, nil, sqlstore.ContextErr(ctx, fmt.Errorf("mysql: connect: %w", err))
 	}
 	s, err := New(ctx, db, opts...)
 	if err != nil {

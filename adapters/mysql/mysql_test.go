@@ -327,3 +327,15 @@ func TestRotatedCursors(t *testing.T) {
 func TestTrigramMigration(t *testing.T) {
 	adaptertest.TrigramMigration(t, openDB(t), mysql.Dialect.Text, func(db *bun.DB) (ports.Knowledge, error) { return mysql.New(context.Background(), db) })
 }
+
+// TestContextErrors checks that the error of Open and of every method
+// wraps the call's context's when the context is canceled or expires
+// before or during the call.
+func TestContextErrors(t *testing.T) {
+	addr := newDatabase(t)
+	n, calls := adaptertest.ContextErrors(t, open(t), func(ctx context.Context) (*bun.DB, error) {
+		_, db, err := mysql.Open(ctx, addr)
+		return db, err
+	})
+	t.Logf("%d of %d calls ended with the context's error", n, calls)
+}

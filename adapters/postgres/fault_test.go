@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +23,7 @@ import (
 	"github.com/boundedkit/bounded/memrepo"
 	"github.com/boundedkit/bounded/ports"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/driver/pgdriver"
 	"go.uber.org/goleak"
 )
@@ -488,5 +490,38 @@ func TestRealRestart(t *testing.T) {
 	// The shared admin pool has stale connections too: use them up, so
 	// that the schema can be dropped.
 	for i := 0; i < 5 && adminDB(t).Ping() != nil; i++ {
+	}
+}
+
+// TestContextErrors checks, with the adapter's driver (pgx) and with bun's
+// pgdriver, that the error of opening a store (connecting, creating the
+// schema) and of every method wraps the call's context's when the context
+// is canceled or expires before or during the call. pgdriver sets its
+// socket's deadline to the context's, so its read can fail on it before
+// the context's own timer has fired.
+func TestContextErrors(t *testing.T) {
+	for _, driver := range []string{"pgx", "pgdriver"} {
+		t.Run(driver, func(t *testing.T) {
+			schema := newSchema(t)
+			open := func(ctx context.Context) (*bun.DB, error) {
+				_, db, err := postgres.Open(ctx, faultDSN(t, "", schema, "bounded-ctx"))
+				return db, err
+			}
+			db := openDB(t)
+			if driver == "pgdriver" {
+				open = func(ctx context.Context) (*bun.DB, error) {
+					db := bun.NewDB(sql.OpenDB(schemaConnector{pgdriver.NewConnector(pgdriver.WithDSN(dsn(t))), schema}), pgdialect.New())
+					_, err := postgres.New(ctx, db)
+					return db, err
+				}
+				db = openPgdriver(t)
+			}
+			s, err := postgres.New(context.Background(), db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, calls := adaptertest.ContextErrors(t, s, open)
+			t.Logf("%d of %d calls ended with the context's error", n, calls)
+		})
 	}
 }

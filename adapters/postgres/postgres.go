@@ -133,7 +133,9 @@ var (
 // New creates the schema on db if it is missing and returns a store using
 // db. db is a *bun.DB, bun.Conn or bun.Tx with the Postgres dialect; with a
 // bun.Tx, the schema is created and every later call runs inside that
-// transaction (writes in savepoints).
+// transaction (writes in savepoints). With either driver, pgx's or bun's
+// pgdriver, the error of a call whose context has ended wraps the
+// context's error (context.Canceled or context.DeadlineExceeded).
 func New(ctx context.Context, db bun.IDB, opts ...Option) (*Store, error) {
 	if db == nil {
 		return nil, fmt.Errorf("postgres: nil database")
@@ -192,7 +194,7 @@ func Open(ctx context.Context, dsn string, opts ...pgdriver.Option) (*Store, *bu
 	}
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, nil, fmt.Errorf("postgres: connect: %w", err)
+		return nil, nil, sqlstore.ContextErr(ctx, fmt.Errorf("postgres: connect: %w", err))
 	}
 	s, err := New(ctx, db)
 	if err != nil {

@@ -142,6 +142,15 @@ func (c schemaConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	return cn, nil
 }
 
+// openPgdriver opens a bun.DB with bun's pgdriver whose connections use a
+// fresh schema, then public.
+func openPgdriver(t tb) *bun.DB {
+	t.Helper()
+	db := bun.NewDB(sql.OpenDB(schemaConnector{pgdriver.NewConnector(pgdriver.WithDSN(dsn(t))), newSchema(t)}), pgdialect.New())
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
 // open opens a new, empty store in a schema of its own.
 func open(t tb) *postgres.Store {
 	t.Helper()

@@ -197,3 +197,15 @@ func TestDescendantsCost(t *testing.T) {
 	adaptertest.DenseHierarchy(context.Background(), t, ref, "dense", k)
 	adaptertest.DescendantsCost(t, s, ref, top)
 }
+
+// TestContextErrors checks that the error of Open and of every method
+// wraps the call's context's when the context is canceled or expires
+// before or during the call.
+func TestContextErrors(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ctx.db")
+	n, calls := adaptertest.ContextErrors(t, open(t), func(ctx context.Context) (*bun.DB, error) {
+		_, db, err := sqlite.Open(ctx, path)
+		return db, err
+	})
+	t.Logf("%d of %d calls ended with the context's error", n, calls)
+}

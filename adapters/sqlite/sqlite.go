@@ -131,7 +131,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, *bun.DB, er
 	db := bun.NewDB(sqldb, sqlitedialect.New())
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+		return nil, nil, sqlstore.ContextErr(ctx, fmt.Errorf("sqlite: open %s: %w", path, err))
 	}
 	s, err := New(ctx, db, opts...)
 	if err != nil {

@@ -159,7 +159,7 @@ func (s *Store) snapshot(ctx context.Context, f func(ctx context.Context, st *St
 	}
 	if s.d.Snapshot != sql.LevelDefault {
 		opts := &sql.TxOptions{Isolation: s.d.Snapshot, ReadOnly: true}
-		return ctxErr(ctx, db.RunInTx(ctx, opts, func(ctx context.Context, tx bun.Tx) error {
+		return ContextErr(ctx, db.RunInTx(ctx, opts, func(ctx context.Context, tx bun.Tx) error {
 			return f(ctx, &Store{db: tx, d: s.d})
 		}))
 	}

@@ -51,6 +51,7 @@ var (
 )
 
 // New creates the schema on db (idempotently) and returns a store using it.
+// Once ctx has ended, an error wraps ctx's ([ContextErr]).
 func New(ctx context.Context, db bun.IDB, d Dialect) (*Store, error) {
 	if db == nil {
 		return nil, fmt.Errorf("%s: nil database", d.Name)
@@ -58,12 +59,12 @@ func New(ctx context.Context, db bun.IDB, d Dialect) (*Store, error) {
 	if d.ExistingSchema {
 		// Read-only: check that the schema is there, and say so if not.
 		if _, err := db.ExecContext(ctx, "SELECT 1 FROM bounded_notes WHERE 1 = 0"); err != nil {
-			return nil, fmt.Errorf("%s: the schema is missing (create it with a store on the primary first): %w", d.Name, err)
+			return nil, ContextErr(ctx, fmt.Errorf("%s: the schema is missing (create it with a store on the primary first): %w", d.Name, err))
 		}
 		return &Store{db: db, d: d}, nil
 	}
 	if err := createSchema(ctx, db, d); err != nil {
-		return nil, err
+		return nil, ContextErr(ctx, err)
 	}
 	return &Store{db: db, d: d}, nil
 }
@@ -331,9 +332,11 @@ func (f source[T]) Fetch(ctx context.Context, req bounded.Request) (bounded.Rows
 // fetch returns the page p of read, limited by l, its cursors bound to
 // scope and signed with the store's key: [bounded.FetchPage] validates p,
 // calls read (again with an exact count for a page past the end) and
-// builds the page's totals and cursors.
+// builds the page's totals and cursors. Once ctx has ended, an error
+// wraps ctx's ([ContextErr]), whichever statement failed.
 func fetch[T any](ctx context.Context, s *Store, p bounded.Page, l bounded.Limits, scope string, read source[T]) (bounded.Paged[T], error) {
-	return bounded.FetchPage(ctx, read, scope, p, l, s.d.Cursors)
+	pg, err := bounded.FetchPage(ctx, read, scope, p, l, s.d.Cursors)
+	return pg, ContextErr(ctx, err)
 }
 
 // keyJoin joins the rows of table (as alias) whose key column equals k.id,
@@ -422,9 +425,9 @@ func (s *Store) wrap(err error) error {
 
 // tx runs f in a transaction on s.db: a real one on a database or
 // connection, a savepoint inside the caller's transaction. When ctx has
-// ended, the error wraps ctx's error too ([ctxErr]).
+// ended, the error wraps ctx's error too ([ContextErr]).
 func (s *Store) tx(ctx context.Context, f func(ctx context.Context, tx bun.IDB) error) error {
-	return ctxErr(ctx, s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	return ContextErr(ctx, s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		return f(ctx, tx)
 	}))
 }
