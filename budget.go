@@ -31,10 +31,10 @@ const (
 
 // Truncation reasons, the values of [Truncation.Reason].
 const (
-	// ReasonCharacterLimit: results were cut to fit LimitChars, or the
-	// token limit derived from it.
+	// ReasonCharacterLimit: results were cut to fit LimitChars.
 	ReasonCharacterLimit = "character_limit"
-	// ReasonTokenLimit: results were cut to fit [Budget.MaxTokens].
+	// ReasonTokenLimit: results were cut to fit LimitTokens, given by
+	// [Budget.MaxTokens] or derived from the characters.
 	ReasonTokenLimit = "token_limit"
 	// ReasonSingleResultTooLarge: the first result alone was over the
 	// budget and was returned clipped.

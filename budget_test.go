@@ -620,7 +620,8 @@ func TestFitTokenizer(t *testing.T) {
 		{"characters bind", items, Budget{MaxChars: 2000, MaxTokens: 100_000, Tokenizer: tok}, ReasonCharacterLimit},
 		{"nothing cut", items, Budget{MaxChars: 100_000, MaxTokens: 100_000, Tokenizer: tok}, ""},
 		{"first item clipped", bigFirst, Budget{MaxChars: 100_000, MaxTokens: 600, Tokenizer: tok}, ReasonSingleResultTooLarge},
-		{"tokenizer unused without MaxTokens", items, Budget{MaxChars: 2000, Tokenizer: panicTokenizer{}}, ReasonCharacterLimit},
+		// The token limit derived from the characters binds: it is named.
+		{"tokenizer unused without MaxTokens", items, Budget{MaxChars: 2000, Tokenizer: panicTokenizer{}}, ReasonTokenLimit},
 	}
 	for _, tt := range tests {
 		tt.b.Logger = quiet

@@ -43,7 +43,7 @@ func ExampleFit() {
 	fmt.Println(fitted.Hint)
 	fmt.Println(string(fitted.JSON[strings.Index(string(fitted.JSON), `"next"`):]))
 	// Output:
-	// kept 3 of 5: character_limit, 1436 of 1620 characters
-	// Found 12 results, showing 1-3. 2 pages remain: call search_notes(query="lorem", offset=3) for the next.
+	// kept 3 of 5: character_limit, 1438 of 1620 characters
+	// Found 12 results, showing 1-3. 9 results remain: call search_notes(query="lorem", offset=3) for the next.
 	// "next":{"query":"lorem","offset":3}}
 }

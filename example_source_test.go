@@ -183,8 +183,8 @@ func ExampleRespond_budgetCut() {
 		p = pageFromArgs(out.Next)
 	}
 	// Output:
-	// [1 2] reason="character_limit" 793/900 chars
-	// Found 9 results, showing 1-2. 2 pages remain: call list_tasks(cursor=<pagination.nextCursor>) for the next.
+	// [1 2] reason="character_limit" 795/900 chars
+	// Found 9 results, showing 1-2. 7 results remain: call list_tasks(cursor=<pagination.nextCursor>) for the next.
 	// [3 4] reason="character_limit" 886/900 chars
 	// [5 6] reason="character_limit" 886/900 chars
 	// [7 8 9] reason="" 791/900 chars

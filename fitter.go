@@ -329,10 +329,7 @@ func newFitter(b Budget, estimated bool, limitChars, limitTokens int, info PageI
 		f.snapped[0] = true
 	default:
 		if c := b.charsForTokens(f.limitTokens); c < f.charCap {
-			f.charCap = c
-			if b.MaxTokens > 0 {
-				f.capReason = ReasonTokenLimit
-			}
+			f.charCap, f.capReason = c, ReasonTokenLimit
 		}
 	}
 	return f
@@ -904,10 +901,7 @@ func (f *fitter) fitTokens(kc int) ([]byte, *shape, error) {
 // of the items choose the cut, and each candidate is measured exactly. It
 // returns nil bytes when no item fits.
 func (f *fitter) fitEstimate(kc int, s *shape) ([]byte, *shape, error) {
-	reason := ReasonCharacterLimit // the token limit derived from the characters
-	if f.b.MaxTokens > 0 {
-		reason = ReasonTokenLimit
-	}
+	reason := ReasonTokenLimit
 	limit := int64(f.limitTokens) * milli
 	_, tail := f.estimateTokens(s)
 	// With CursorAt, each cut carries its own cursor: a shorter one may

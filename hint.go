@@ -432,6 +432,14 @@ func (c Call) appendHint(b []byte, info PageInfo, style HintStyle) []byte {
 			switch n := info.PagesRemaining(); {
 			case info.TotalKind != TotalExact || info.AfterCursor:
 				str(" More remain")
+			case info.Returned < info.Limit:
+				// The budget cut the page: pages of Limit would not fit
+				// either, so count the results.
+				str(" ")
+				count(info.Total - info.NextOffset)
+				str(" ")
+				str(noun)
+				str(" remain")
 			case n == 1:
 				str(" 1 page remains")
 			default:

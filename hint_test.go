@@ -34,7 +34,7 @@ func TestHint(t *testing.T) {
 		{"non-default page size is repeated", knowledgeCall, Request{Limit: 50, Requested: 50}.info(120, 50), HintFull,
 			`Found 120 results, showing 1-50 (page 1 of 3). 2 pages remain: call search_knowledge(query="auth", page=1, pageSize=50) for the next.`},
 		{"budget cut continues by offset, never page+1", knowledgeCall, Request{Limit: 100}.info(350, 100).Cut(57), HintFull,
-			`Found 350 results, showing 1-57 (page 1 of 4). 3 pages remain: call search_knowledge(query="auth", offset=57) for the next.`},
+			`Found 350 results, showing 1-57 (page 1 of 4). 293 results remain: call search_knowledge(query="auth", offset=57) for the next.`},
 		{"no results", knowledgeCall, Request{Limit: 100}.info(0, 0), HintFull, `No results.`},
 		{"one result", byOffset, Request{Limit: 100}.info(1, 1), HintFull, `Found 1 result, showing 1-1. This is the last page.`},
 		{"past the end by page", knowledgeCall, Request{Limit: 100, Offset: 900}.info(350, 0), HintFull,
