@@ -31,7 +31,8 @@
 // the next column, an order of the database's own. Keep times in
 // DATETIME(6) columns (TIMESTAMP ends in 2038) in UTC, as the driver's
 // parseTime=true with its default loc=UTC reads them and as a cursor's
-// times are written. The server must not run with NO_BACKSLASH_ESCAPES,
+// times are written, and floats in DOUBLE columns: FLOAT is read back
+// with six digits. The server must not run with NO_BACKSLASH_ESCAPES,
 // as the dialect escapes a backslash in a string with another.
 //
 // Cursors carry the edge item's column values. [bounded.Respond] binds
@@ -88,6 +89,9 @@ type Source[T any] struct {
 	orderBy   [2]string
 	orderArgs [2][]any
 	keys      func(T) []any
+	// nullChecked are the columns never NULL whose NULLs a page looks
+	// for: those the model does not declare NOT NULL.
+	nullChecked []int
 	// scope names the query and the order for cursors: [Source.CursorScope].
 	scope string
 	// bun scans rows; ptr returns the struct an item is scanned into.
@@ -105,11 +109,13 @@ type Source[T any] struct {
 // it, joined relations (has-one, belongs-to) included; relations bun loads
 // with queries of their own (has-many, many-to-many) are not loaded.
 //
-// T is a struct or a pointer to one. A nil db or q, a q that does not
-// format, or an order with an empty, qualified ("b.year") or
-// repeated name, a column not made by [Col] or [Nullable], or NullsFirst
-// on a column that is not Nullable, is an error wrapping
-// [ErrInvalidSource].
+// T is a struct or a pointer to one, with a field for each column of the
+// order. A nil db or q, a q that does not format, or an order with an
+// empty, qualified ("b.year"), repeated or unknown name, a column not
+// made by [Col] or [Nullable], a [Col] over a field that may
+// hold NULL (a pointer, a sql.Null type, nullzero, unless tagged
+// notnull), or NullsFirst on a column that is not Nullable, is an error
+// wrapping [ErrInvalidSource].
 func New[T any](db bun.IDB, q *bun.SelectQuery, order ...Column[T]) (*Source[T], error) {
 	switch {
 	case db == nil:
@@ -119,8 +125,17 @@ func New[T any](db bun.IDB, q *bun.SelectQuery, order ...Column[T]) (*Source[T],
 	case db.Dialect().Name() != q.Dialect().Name():
 		return nil, fmt.Errorf("%w: the database's dialect is %s, the query's %s", ErrInvalidSource, db.Dialect().Name(), q.Dialect().Name())
 	}
-	if t := reflect.TypeFor[T](); t.Kind() != reflect.Struct && (t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct) {
-		return nil, fmt.Errorf("%w: items of type %s: want a struct or a pointer to one", ErrInvalidSource, t)
+	st := reflect.TypeFor[T]()
+	if st.Kind() == reflect.Pointer {
+		st = st.Elem()
+	}
+	if st.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("%w: items of type %s: want a struct or a pointer to one", ErrInvalidSource, reflect.TypeFor[T]())
+	}
+	bdb := db.NewSelect().DB()
+	order, checked, err := resolve(bdb.Table(st), order)
+	if err != nil {
+		return nil, err
 	}
 	if err := checkOrder(order); err != nil {
 		return nil, err
@@ -132,12 +147,13 @@ func New[T any](db bun.IDB, q *bun.SelectQuery, order ...Column[T]) (*Source[T],
 	d := db.Dialect().Name()
 	noRowValue := d == dialect.MSSQL || d == dialect.MySQL
 	s := &Source[T]{
-		db:    db,
-		from:  bun.Safe(from),
-		cols:  slices.Clone(order),
-		style: keyset.Style{Expand: noRowValue, CaseNulls: noRowValue},
+		db:          db,
+		from:        bun.Safe(from),
+		cols:        order,
+		style:       keyset.Style{Expand: noRowValue, CaseNulls: noRowValue},
+		nullChecked: checked,
+		bun:         bdb,
 	}
-	s.bun = db.NewSelect().DB()
 	s.ptr = func(p *T) any { return p }
 	if t := reflect.TypeFor[T](); t.Kind() == reflect.Pointer {
 		s.ptr = func(p *T) any {
@@ -147,7 +163,7 @@ func New[T any](db bun.IDB, q *bun.SelectQuery, order ...Column[T]) (*Source[T],
 	}
 	scope := append([]byte("bunpage\x00"+d.String()+"\x00"), from...)
 	for _, c := range s.cols {
-		scope = fmt.Appendf(scope, "%q %d %t %t %t %t\x00", c.name, c.kind, c.desc, c.nullable, c.nullsFirst, c.unique)
+		scope = fmt.Appendf(scope, "%q %d %t %t %t %t %t\x00", c.name, c.kind, c.desc, c.nullable, c.nullsFirst, c.unique, c.f32)
 		s.order = append(s.order, keyset.Key{Expr: bun.Ident(alias + "." + c.name), Desc: c.desc, Nullable: c.nullable, NullsFirst: c.nullsFirst})
 	}
 	s.scope = string(scope)
@@ -199,13 +215,20 @@ func checkOrder[T any](order []Column[T]) error {
 func (s *Source[T]) CursorScope() string { return s.scope }
 
 // Fetch returns the rows r asks for, as [bounded.Source] documents, with
-// their keys (each column's value) for cursors. A cursor's keys that do
-// not fit the columns (their number, a type, NULL for a column never
-// NULL, NaN or an infinity, a string that is not UTF-8 or holds NUL, a
-// time outside the years 1 to 9999) are an error wrapping
-// [bounded.ErrInvalidCursor], and a Limit under 1 or a negative Offset one
-// wrapping [bounded.ErrInvalidPage], both before any SQL runs. Database
-// errors are returned wrapped.
+// their keys (each column's value) for cursors: nil for an item with a
+// key no cursor can hold. A cursor's keys that do not fit the columns
+// (their number, a type, NULL for a column never NULL, NaN or an
+// infinity, a string that is not UTF-8 or holds NUL, a time outside the
+// years 1 to 9999) are an error wrapping [bounded.ErrInvalidCursor], and
+// a Limit under 1 or a negative Offset one wrapping
+// [bounded.ErrInvalidPage], both before any SQL runs. Database errors are
+// returned wrapped.
+//
+// Rows that break the order's promises are an error wrapping
+// [ErrInvalidSource]: two rows equal on every column, among those read
+// (the rows on either side of the page included); a NULL in a column
+// never NULL, in a row read or, at the end of a walk by cursor, in any
+// row.
 //
 // The count r.Count asks for is read by the page's own statement, so that
 // both come from one snapshot on every engine: the exact count of q's
@@ -235,7 +258,16 @@ func (s *Source[T]) Fetch(ctx context.Context, r bounded.Request) (bounded.Rows[
 	if err != nil {
 		return bounded.Rows[T]{}, fmt.Errorf("bunpage: %w", err)
 	}
+	if err := s.checkTies(items); err != nil {
+		return bounded.Rows[T]{}, err
+	}
+	if r.At == nil && r.Offset > 0 && len(items) > 0 {
+		items = items[1:] // the row before the page
+	}
 	more := len(items) > r.Limit
+	if err := s.checkNulls(ctx, items, r.At != nil && !more); err != nil {
+		return bounded.Rows[T]{}, err
+	}
 	if more {
 		items = items[:r.Limit]
 	}
@@ -249,7 +281,19 @@ func (s *Source[T]) Fetch(ctx context.Context, r bounded.Request) (bounded.Rows[
 	if err := s.checkOrder(items, cur, r.Backward()); err != nil {
 		return bounded.Rows[T]{}, err
 	}
-	return bounded.Rows[T]{Items: items, More: more, Count: int(count), Keys: s.keys}, nil
+	return bounded.Rows[T]{Items: items, More: more, Count: int(count), Keys: s.cursorKeys}, nil
+}
+
+// cursorKeys returns the keys of it, or nil when a cursor cannot hold
+// them.
+func (s *Source[T]) cursorKeys(it T) []any {
+	keys := s.keys(it)
+	for i, c := range s.cols {
+		if c.check(keys[i]) != "" {
+			return nil
+		}
+	}
+	return keys
 }
 
 // args checks a cursor's keys against the columns and returns their SQL
@@ -275,13 +319,13 @@ func (s *Source[T]) selectFrom(name string) *bun.SelectQuery {
 }
 
 // page is the query of r's page: ordered in r's reading direction, after
-// the keys at when set, one row past r.Limit.
+// the keys at when set, one row past r.Limit; by offset after the start,
+// from the row before the page.
 func (s *Source[T]) page(r bounded.Request, at []any) *bun.SelectQuery {
 	q := s.selectFrom(alias).ColumnExpr("?.*", bun.Ident(alias))
 	back := r.Backward()
 	if at != nil {
-		// at fits the keys: Fetch checked it with args.
-		pred, args, _ := keyset.After(s.order, at, back, s.style)
+		pred, args := s.predicate(at, back)
 		q = q.Where(pred, args...)
 	}
 	dir := 0
@@ -289,11 +333,11 @@ func (s *Source[T]) page(r bounded.Request, at []any) *bun.SelectQuery {
 		dir = 1
 	}
 	q = q.OrderExpr(s.orderBy[dir], s.orderArgs[dir]...)
-	q = q.Limit(int64(r.Limit) + 1)
 	if at == nil && r.Offset > 0 {
-		q = q.Offset(int64(r.Offset))
+		// The row before the page too, to see it tie with the first.
+		return q.Limit(int64(r.Limit) + 2).Offset(int64(r.Offset) - 1)
 	}
-	return q
+	return q.Limit(int64(r.Limit) + 1)
 }
 
 // totalColumn is the column of a page's count. bun skips columns whose
@@ -333,7 +377,7 @@ func (s *Source[T]) pageCount(ctx context.Context, r bounded.Request, at []any) 
 	if err := rows.Scan(dest...); err != nil {
 		return nil, 0, err
 	}
-	items := make([]T, 1, r.Limit+1)
+	items := make([]T, 1, r.Limit+2)
 	if err := s.bun.ScanRow(ctx, rows, s.ptr(&items[0])); err != nil {
 		return nil, 0, err
 	}

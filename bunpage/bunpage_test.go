@@ -22,19 +22,20 @@ import (
 type genre string
 
 // book is a user's model: nullable columns, ties on every column but the
-// id, non-ASCII text, a time, a bool and a defined string type.
+// id, non-ASCII text, a time, a bool and a defined string type. Its
+// fields of NOT NULL columns say so, which spares pages a look for NULLs.
 type book struct {
 	bun.BaseModel `bun:"table:books,alias:b"`
 
 	ID       int64     `bun:"id,pk"`
-	Shelf    string    `bun:"shelf"`
-	Title    string    `bun:"title"`
-	Genre    genre     `bun:"genre"`
+	Shelf    string    `bun:"shelf,notnull"`
+	Title    string    `bun:"title,notnull"`
+	Genre    genre     `bun:"genre,notnull"`
 	Year     *int64    `bun:"year"`
-	Rating   float64   `bun:"rating"`
+	Rating   float64   `bun:"rating,notnull"`
 	Subtitle *string   `bun:"subtitle"`
-	Added    time.Time `bun:"added"`
-	Lent     bool      `bun:"lent"`
+	Added    time.Time `bun:"added,notnull"`
+	Lent     bool      `bun:"lent,notnull"`
 }
 
 const booksDDL = `CREATE TABLE books (id INTEGER PRIMARY KEY, shelf TEXT NOT NULL, title TEXT NOT NULL, genre TEXT NOT NULL,

@@ -29,9 +29,16 @@ type Column[T any] struct {
 	nullable   bool
 	nullsFirst bool
 	unique     bool
+	// f32: the values are float32s, each standing for every double
+	// that reads as it.
+	f32 bool
 	// key returns an item's cursor key: int64, float64, string or bool
 	// as kind says (int64 microseconds for a time), or nil for NULL.
 	key func(T) any
+	// same reports whether two items hold the same value; zero whether
+	// an item holds the zero value, which bun scans NULL as.
+	same func(a, b T) bool
+	zero func(T) bool
 }
 
 // kind is the type of a column's cursor keys.
@@ -50,16 +57,18 @@ var kindNames = [...]string{kindInt: "an integer", kindFloat: "a float", kindStr
 // Col returns the column name of the query's results, ascending, never
 // NULL, whose value in an item is value(item). name is a column of the
 // query's results as it returns them ("year", not "b.year"), quoted as an
-// identifier.
+// identifier; T must have a field bun scans it into.
 //
 // A time column is compared at microsecond precision, as bun writes times.
-// A value that is NaN or infinite, or a string that is not UTF-8 or holds
-// NUL, cannot be a cursor's key: Fetch refuses a cursor at an item with
-// one; such items are read by offset.
+// A float32 value stands for every double that reads as it. A value that
+// is NaN or infinite, or a string that is not UTF-8 or holds NUL, cannot
+// be a cursor's key: such items are read by offset.
 func Col[T any, V Value](name string, value func(T) V) Column[T] {
-	c := Column[T]{name: name, kind: kindOf[V]()}
+	c := Column[T]{name: name, kind: kindOf[V](), f32: is32[V]()}
 	if value != nil {
 		c.key = func(it T) any { return keyOf(value(it)) }
+		c.same = sameFunc(value)
+		c.zero = zeroFunc(value)
 	}
 	return c
 }
@@ -68,13 +77,17 @@ func Col[T any, V Value](name string, value func(T) V) Column[T] {
 // nil. NULLs sort after every value, in either direction, unless
 // [Column.NullsFirst].
 func Nullable[T any, V Value](name string, value func(T) *V) Column[T] {
-	c := Column[T]{name: name, kind: kindOf[V](), nullable: true}
+	c := Column[T]{name: name, kind: kindOf[V](), f32: is32[V](), nullable: true}
 	if value != nil {
 		c.key = func(it T) any {
 			if v := value(it); v != nil {
 				return keyOf(*v)
 			}
 			return nil
+		}
+		c.same = func(a, b T) bool {
+			x, y := c.key(a), c.key(b)
+			return x == y || x != nil && y != nil && keysEqual(x, y)
 		}
 	}
 	return c
@@ -106,6 +119,14 @@ func kindOf[V Value]() kind {
 	if t == reflect.TypeFor[time.Time]() {
 		return kindTime
 	}
+	return kindOfType(t)
+}
+
+// kindOfType is the kind of keys of values of t, 0 for none.
+func kindOfType(t reflect.Type) kind {
+	if t == reflect.TypeFor[time.Time]() {
+		return kindTime
+	}
 	switch t.Kind() {
 	case reflect.Float32, reflect.Float64:
 		return kindFloat
@@ -113,8 +134,34 @@ func kindOf[V Value]() kind {
 		return kindString
 	case reflect.Bool:
 		return kindBool
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint8, reflect.Uint16, reflect.Uint32:
+		return kindInt
 	}
-	return kindInt // every other type Value allows
+	return 0
+}
+
+func is32[V Value]() bool { return reflect.TypeFor[V]().Kind() == reflect.Float32 }
+
+// sameFunc returns the function reporting whether two items hold the same
+// value.
+func sameFunc[T any, V Value](value func(T) V) func(a, b T) bool {
+	if kindOf[V]() == kindTime {
+		return func(a, b T) bool { return keyOf(value(a)) == keyOf(value(b)) }
+	}
+	return func(a, b T) bool { return value(a) == value(b) }
+}
+
+// zeroFunc returns the function reporting whether an item holds the zero
+// value.
+func zeroFunc[T any, V Value](value func(T) V) func(T) bool {
+	if kindOf[V]() == kindTime {
+		return func(it T) bool { return any(value(it)).(time.Time).IsZero() }
+	}
+	return func(it T) bool {
+		var z V
+		return value(it) == z
+	}
 }
 
 // keyOf returns v as a cursor key.
@@ -133,19 +180,30 @@ func keyOf[V Value](v V) any {
 	case time.Time:
 		return x.UnixMicro()
 	}
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Float32, reflect.Float64:
-		return rv.Float()
-	case reflect.String:
-		return rv.String()
-	case reflect.Bool:
-		return rv.Bool()
-	case reflect.Uint8, reflect.Uint16, reflect.Uint32:
-		return int64(rv.Uint())
-	}
-	return rv.Int()
+	return keyOfValue(reflect.ValueOf(v))
 }
+
+// keyOfValue returns the cursor key of v, a value of a type kindOfType
+// knows.
+func keyOfValue(v reflect.Value) any {
+	if t, ok := v.Interface().(time.Time); ok {
+		return t.UnixMicro()
+	}
+	switch v.Kind() {
+	case reflect.Float32, reflect.Float64:
+		return v.Float()
+	case reflect.String:
+		return v.String()
+	case reflect.Bool:
+		return v.Bool()
+	case reflect.Uint8, reflect.Uint16, reflect.Uint32:
+		return int64(v.Uint())
+	}
+	return v.Int()
+}
+
+// keysEqual reports whether the keys x and y, neither nil, are equal.
+func keysEqual(x, y any) bool { return compareKeys(x, y) == 0 }
 
 // The times a cursor may hold: years 1 to 9999, which every engine stores
 // and bun writes in one format.
@@ -154,52 +212,68 @@ var (
 	maxTime = time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC).UnixMicro()
 )
 
-// arg checks the cursor key k against c and returns the SQL argument it
-// stands for (nil for NULL), or an error wrapping bounded.ErrInvalidCursor.
-func (c Column[T]) arg(k any) (any, error) {
-	bad := func(why string) error {
-		return fmt.Errorf("%w: key for column %q %s", bounded.ErrInvalidCursor, c.name, why)
-	}
+// check returns why the cursor key k does not fit c ("" when it does).
+func (c Column[T]) check(k any) string {
 	if i, ok := k.(int); ok {
 		k = int64(i)
 	}
 	switch v := k.(type) {
 	case nil:
 		if c.nullable {
-			return nil, nil
+			return ""
 		}
-		return nil, bad("is NULL, and the column is never NULL")
+		return "is NULL, and the column is never NULL"
 	case int64:
 		switch c.kind {
 		case kindInt:
-			return v, nil
+			return ""
 		case kindTime:
 			if v < minTime || v > maxTime {
-				return nil, bad("is a time outside the years 1 to 9999")
+				return "is a time outside the years 1 to 9999"
 			}
-			return time.UnixMicro(v).UTC(), nil
+			return ""
 		}
 	case float64:
 		if c.kind == kindFloat {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, bad(fmt.Sprintf("is %v", v))
+			switch {
+			case math.IsNaN(v) || math.IsInf(v, 0):
+				return fmt.Sprintf("is %v", v)
+			case c.f32 && float64(float32(v)) != v:
+				return fmt.Sprintf("is %v, not a float32", v)
 			}
-			return v, nil
+			return ""
 		}
 	case string:
 		if c.kind == kindString {
 			if !utf8.ValidString(v) {
-				return nil, bad("is not valid UTF-8")
+				return "is not valid UTF-8"
 			}
 			if strings.IndexByte(v, 0) >= 0 {
-				return nil, bad("holds a NUL byte")
+				return "holds a NUL byte"
 			}
-			return v, nil
+			return ""
 		}
 	case bool:
 		if c.kind == kindBool {
-			return v, nil
+			return ""
 		}
 	}
-	return nil, bad(fmt.Sprintf("is %T, want %s", k, kindNames[c.kind]))
+	return fmt.Sprintf("is %T, want %s", k, kindNames[c.kind])
+}
+
+// arg checks the cursor key k against c and returns the SQL argument it
+// stands for (nil for NULL), or an error wrapping bounded.ErrInvalidCursor.
+func (c Column[T]) arg(k any) (any, error) {
+	if why := c.check(k); why != "" {
+		return nil, fmt.Errorf("%w: key for column %q %s", bounded.ErrInvalidCursor, c.name, why)
+	}
+	switch v := k.(type) {
+	case int:
+		return int64(v), nil
+	case int64:
+		if c.kind == kindTime {
+			return time.UnixMicro(v).UTC(), nil
+		}
+	}
+	return k, nil
 }

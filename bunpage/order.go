@@ -2,6 +2,7 @@ package bunpage
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/boundedkit/bounded/driver"
 )
@@ -55,7 +56,7 @@ func (s *Source[T]) checkOrder(items []T, at []any, back bool) error {
 func (s *Source[T]) after(a, b []any) error {
 	for i, c := range s.cols {
 		x, y := a[i], b[i]
-		if x == y || x != nil && y != nil && driver.CompareKeys([]any{x}, []any{y}, nil) == 0 {
+		if x == y || x != nil && y != nil && compareKeys(x, y) == 0 {
 			continue
 		}
 		var before bool // x sorts before y, as the column declares
@@ -76,8 +77,26 @@ func (s *Source[T]) after(a, b []any) error {
 	return fmt.Errorf("%w: two rows have the same values of every column, though %q is unique", ErrInvalidSource, s.cols[len(s.cols)-1].name)
 }
 
-// lessKey reports whether the key x sorts before y: numbers by value
-// (int, int64 and float64 alike), false before true.
-func lessKey(x, y any) bool {
-	return driver.CompareKeys([]any{x}, []any{y}, nil) < 0
+// lessKey reports whether the key x sorts before y: see compareKeys.
+func lessKey(x, y any) bool { return compareKeys(x, y) < 0 }
+
+// compareKeys orders the keys x and y, neither nil, as the engines do:
+// numbers by value (int, int64 and float64 alike), NaN after every
+// number and equal to itself, false before true.
+func compareKeys(x, y any) int {
+	xn, yn := isNaN(x), isNaN(y)
+	switch {
+	case xn && yn:
+		return 0
+	case xn:
+		return 1
+	case yn:
+		return -1
+	}
+	return driver.CompareKeys([]any{x}, []any{y}, nil)
+}
+
+func isNaN(k any) bool {
+	f, ok := k.(float64)
+	return ok && math.IsNaN(f)
 }
