@@ -53,6 +53,14 @@ type FitInput[T any] struct {
 	// Unclipped names strings never clipped, as ClippedFields does; a
 	// result that would need one clipped is [ReasonBudgetTooSmall].
 	Unclipped []string
+	// Clipped names strings of the first result the caller clipped, as
+	// ClippedFields does: a response keeping that result lists them in
+	// ClippedFields and is truncated; Reason is that of Fit's own cut.
+	Clipped []string
+	// WindowNext is the call that reads on in Window's document. When the
+	// page has no next page and the first result is kept, it is the
+	// response's next call, and the hint names it.
+	WindowNext Args
 }
 
 // Fitted is a response fitted into a budget.
@@ -124,7 +132,7 @@ func prepareFit[T any](b Budget, in FitInput[T]) (*fitter, error) {
 	}
 	f := newFitter(d, b.CharsPerToken == 0, limitChars, limitTokens, in.Page.Page, in.Call, in.Hints, len(items))
 	f.cursorAt = in.Page.CursorAt
-	f.unclipped = in.Unclipped
+	f.unclipped, f.clippedIn, f.windowNext = in.Unclipped, in.Clipped, in.WindowNext
 	if err := f.setWindow(in.Window); err != nil {
 		return nil, err
 	}

@@ -240,11 +240,15 @@ type fitter struct {
 
 	// cursorAt is the page's CursorAt: it issues the NextCursor of a cut.
 	cursorAt func(int) (string, error)
-	// unclipped is FitInput.Unclipped.
-	unclipped []string
+	// unclipped, clippedIn and windowNext are FitInput's Unclipped,
+	// Clipped and WindowNext.
+	unclipped  []string
+	clippedIn  []string
+	windowNext Args
 
 	window      []byte // encoded WindowInfo, nil when none
 	windowRunes int
+	windowInfo  *WindowInfo
 
 	// buf holds resultsOpen, then each item followed by a comma; ends[i]
 	// is the offset of the comma after item i, i < m. Items are encoded
@@ -302,7 +306,7 @@ func newFitter(b Budget, estimated bool, limitChars, limitTokens int, info PageI
 	f.charCap, f.capReason, f.tok, f.est = f.limitChars, ReasonCharacterLimit, nil, false
 	f.tailBuf = f.tailBuf[:0]
 	f.sum, f.sumRead, f.summed = runeSum{}, runeSum{}, false
-	f.window, f.windowRunes = nil, 0
+	f.window, f.windowRunes, f.windowInfo = nil, 0, nil
 	f.buf, f.batches, f.split = nil, f.batches[:0], true
 	f.counted, f.allRunes, f.allEnd, f.read, f.cumTok = 0, 0, len(resultsOpen), 0, nil
 	f.tails, f.shapes, f.lean = f.tailsBuf[:0], 0, false
@@ -354,8 +358,8 @@ func (f *fitter) release() {
 	if cap(f.snaps) > maxPooled/16 {
 		f.snaps, f.snapped = nil, nil
 	}
-	f.b, f.call, f.info, f.buf, f.tok, f.ctx = Budget{}, Call{}, PageInfo{}, nil, nil, nil
-	f.cursorAt, f.unclipped = nil, nil
+	f.b, f.call, f.info, f.buf, f.tok, f.ctx, f.windowInfo = Budget{}, Call{}, PageInfo{}, nil, nil, nil, nil
+	f.cursorAt, f.unclipped, f.clippedIn, f.windowNext = nil, nil, nil, nil
 	for _, t := range f.tails {
 		t.hint, t.next = "", nil
 	}
@@ -421,6 +425,7 @@ func (f *fitter) estimateTokens(s *shape) (tokens int, tail int64) {
 }
 
 func (f *fitter) setWindow(w *WindowInfo) error {
+	f.windowInfo = w
 	if w == nil {
 		return nil
 	}
@@ -496,7 +501,17 @@ func (f *fitter) tailFor(k int) (*tail, error) {
 		mem[1] = appendJSONString(raw, t.hint)
 		t.hintJSON = mem[1][len(raw):]
 	}
-	if next, ok := f.call.Next(t.info); ok {
+	next, ok := f.call.Next(t.info)
+	if !ok && k > 0 && f.windowNext != nil {
+		// The page ends here, its first result's document does not.
+		next, ok = f.windowNext, true
+		if f.style != HintOff {
+			t.hint = f.windowHint(next)
+			mem[1] = appendJSONString(mem[1][:0], t.hint)
+			t.hintJSON = mem[1]
+		}
+	}
+	if ok {
 		next, keeps := f.keepLong(next)
 		b, err := appendArgs(mem[2][:0], next)
 		if err != nil {
@@ -573,7 +588,7 @@ func (f *fitter) itemRunes(k int) int {
 func (f *fitter) measure(s *shape, tokens int) error {
 	fixed := len(resultsOpen) + s.itemRunes + len(keyPagination) + s.t.runes +
 		len(keyTruncated) + len(keyTruncation) + s.pathsRunes + 1 // closing brace
-	if s.tr.Reason != "" {
+	if f.truncated(s) {
 		fixed += len("true")
 	} else {
 		fixed += len("false")
@@ -642,6 +657,12 @@ func (f *fitter) measure(s *shape, tokens int) error {
 	return errors.New("bounded: internal error: response size did not converge")
 }
 
+// truncated reports whether s cuts or clips results: a Reason, or the
+// caller's clips of a first result it keeps.
+func (f *fitter) truncated(s *shape) bool {
+	return s.tr.Reason != "" || s.k > 0 && len(f.clippedIn) > 0
+}
+
 // fits reports whether s is within both limits.
 func (f *fitter) fits(s *shape) bool {
 	return s.chars <= f.charCap && s.chars <= f.limitChars && s.tokens <= f.limitTokens
@@ -662,6 +683,18 @@ func (f *fitter) sizeOf(k int, reason string) (*shape, error) {
 	f.shapes++
 	*s = shape{k: k, itemRunes: f.itemRunes(k), t: t}
 	s.tr.Reason = reason
+	if k > 0 {
+		// The caller's clips of the first result.
+		for _, p := range f.clippedIn {
+			if len(s.pathsJSON) > 0 {
+				s.pathsRunes++
+			}
+			j := appendJSONString(nil, p)
+			s.tr.ClippedFields = append(s.tr.ClippedFields, p)
+			s.pathsJSON = append(s.pathsJSON, j)
+			s.pathsRunes += runeCount(j)
+		}
+	}
 	// With a Tokenizer the count is not known before assembly: the limit's
 	// digits bound it.
 	return s, f.measure(s, f.limitTokens)
@@ -1036,7 +1069,7 @@ func (f *fitter) appendTail(b []byte, s *shape) []byte {
 	b = append(b, keyPagination...)
 	b = append(b, s.t.pagination...)
 	b = append(b, keyTruncated...)
-	b = strconv.AppendBool(b, s.tr.Reason != "")
+	b = strconv.AppendBool(b, f.truncated(s))
 	b = append(b, keyTruncation...)
 	b = appendTruncation(b, &s.tr, s.pathsJSON)
 	if s.t.hintJSON != nil {
@@ -1052,6 +1085,11 @@ func (f *fitter) appendTail(b []byte, s *shape) []byte {
 		b = append(b, f.window...)
 	}
 	return append(b, '}')
+}
+
+// windowHint is the hint of a response whose document goes on by next.
+func (f *fitter) windowHint(next Args) string {
+	return "The text goes on: call " + f.call.Render(next) + "."
 }
 
 // keepLong returns next without the caller's arguments whose value is too

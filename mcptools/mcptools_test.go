@@ -482,7 +482,7 @@ func TestWalkStorePages(t *testing.T) {
 }
 
 // TestLongLine reads a note whose line is longer than any response by
-// following nextLines (and its charOffset): every character arrives.
+// following next (and its charOffset): every character arrives.
 func TestLongLine(t *testing.T) {
 	f := newFixture(t)
 	var b strings.Builder
@@ -514,7 +514,7 @@ func TestLongLine(t *testing.T) {
 			n.Content = n.Content[:strings.LastIndex(n.Content, "…[truncated ")]
 		}
 		read.WriteString(n.Content)
-		args = string(n.NextLines)
+		args = string(env.Next)
 	}
 	if read.String() != note.Content {
 		t.Errorf("read %d bytes of the note's %d", read.Len(), len(note.Content))

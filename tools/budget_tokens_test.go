@@ -207,13 +207,16 @@ func TestBudgetTokensLineWalk(t *testing.T) {
 				got = got[:strings.LastIndex(got, "…[truncated ")]
 			}
 			text.WriteString(got)
-			if n.NextLines == nil {
+			if n.NextLines != nil {
+				t.Fatalf("%s: %s: nextLines in the note, want the envelope's next", name, args)
+			}
+			if env.Next == nil {
 				break
 			}
-			if !strings.Contains(string(n.NextLines), fmt.Sprintf(`"budgetTokens":%d`, c.tokens)) {
-				t.Fatalf("%s: nextLines %s drops budgetTokens", name, n.NextLines)
+			if !strings.Contains(string(env.Next), fmt.Sprintf(`"budgetTokens":%d`, c.tokens)) {
+				t.Fatalf("%s: next %s drops budgetTokens", name, env.Next)
 			}
-			args = string(n.NextLines)
+			args = string(env.Next)
 		}
 		if text.String() != whole.String() {
 			t.Errorf("%s: reading window by window gave %d bytes, want the note's %d", name, text.Len(), whole.Len())

@@ -66,7 +66,8 @@ type NoteContentItem struct {
 	// ContentClip reports a character clip of the window's text.
 	ContentClip *bounded.ClipInfo `json:"contentClip,omitempty"`
 	// NextLines is the whole argument list of the get_note call that
-	// returns the lines after these, when any remain.
+	// returns the lines after these, when any remain; get_note writes it
+	// as the envelope's next instead.
 	NextLines bounded.Args `json:"nextLines,omitempty"`
 	Withheld  []string     `json:"withheld,omitempty"`
 	Context   *Context     `json:"context,omitempty"`

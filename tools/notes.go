@@ -75,7 +75,6 @@ func (s *Set) addNotes() {
 		if err := s.attachContext(ctx, r, 1, func(int) (string, **Context) { return it.ID, &it.Context }); err != nil {
 			return nil, err
 		}
-		r.hints = bounded.HintOff // one note: nextLines says how to go on
 		return s.fitNotes(r, single(it), nc, 1, true)
 	})
 
@@ -255,8 +254,23 @@ func (s *Set) addNotes() {
 // when Fit would still clip it, its room shrinks and it is clipped again.
 func (s *Set) fitNotes(r *request, page bounded.Paged[NoteContentItem], first ports.NoteContent, n int, window bool) ([]byte, error) {
 	in := bounded.FitInput[NoteContentItem]{Page: page, Call: r.call, Hints: r.hints, Unclipped: unclipped}
+	// setWindow makes the note window it the envelope's: its window info,
+	// its clip, and the call that reads on (moved from the note to the
+	// envelope's next), which the hint names; one whole note needs no hint.
+	hintless := false
+	setWindow := func(it *NoteContentItem) {
+		in.Window, in.WindowNext, in.Clipped, in.Hints = it.ContentMetadata, it.NextLines, nil, bounded.HintOff
+		if it.NextLines != nil && !hintless {
+			in.Hints = r.hints
+		}
+		if it.ContentClip != nil && it.ContentClip.Clipped {
+			in.Clipped = contentPath
+		}
+		it.NextLines = nil
+	}
 	if window {
-		in.Window = page.Items[0].ContentMetadata
+		in.Page.Items = slices.Clone(page.Items)
+		setWindow(&in.Page.Items[0])
 	}
 	out, err := fitFields(r, in)
 	if err != nil && !errors.Is(err, bounded.ErrInvalidBudget) || page.Items[0].Content == nil {
@@ -271,34 +285,44 @@ func (s *Set) fitNotes(r *request, page bounded.Paged[NoteContentItem], first po
 	}
 	head.Title, _ = bounded.Clip(head.Title, min(titleRoom, r.budget.LimitChars()/10))
 	// The envelope around the text at its largest: the window info and
-	// nextLines of a clip, with numbers as long as they can be.
+	// next call of a clip, with numbers as long as they can be.
 	blank := s.noteContentItem(r, first, n, 0, room{chars: 2, tokens: 1})
 	blank.Title, blank.Context, blank.ContextOmitted = head.Title, nil, head.ContextOmitted
 	blank.Content = new(string)
-	measure := in
-	measure.Page = bounded.Paged[NoteContentItem]{Items: []NoteContentItem{blank}, Page: page.Page.Cut(1)}
-	if window {
-		measure.Window = blank.ContentMetadata
-	}
-	m, err := fitFields(r, measure)
-	if err != nil {
-		return nil, err
-	}
-	if tr := m.Truncation.Reason; tr == bounded.ReasonSingleResultTooLarge || tr == bounded.ReasonBudgetTooSmall {
-		// Not even the note without its text fits: Fit clips what it
-		// must (or says what it needs), and the text is not advanced
-		// past.
-		return m.JSON, nil
-	}
 	// The text's room: the budget less the envelope around it (its empty
 	// quotes aside), and slack for the numbers and the clip report that
-	// change with it.
-	// At least room for the quotes and "…": never text clipped to nothing
-	// without a marker.
+	// change with it; at least room for the quotes and "…": never text
+	// clipped to nothing without a marker. When the hint would leave the
+	// text under a quarter of the budget, the hint gives way (next holds
+	// the same call).
 	const slack, slackTokens = 40, 16
-	rm := room{
-		chars:  max(r.budget.LimitChars()-m.Truncation.EstimatedChars+2-slack, 3),
-		tokens: max(r.budget.LimitTokens()-m.Truncation.EstimatedTokens+1-slackTokens, 2),
+	var rm room
+	for {
+		saved := in
+		in.Page = bounded.Paged[NoteContentItem]{Items: []NoteContentItem{blank}, Page: page.Page.Cut(1)}
+		if window {
+			setWindow(&in.Page.Items[0])
+		}
+		measure := in
+		in = saved
+		m, err := fitFields(r, measure)
+		if err != nil {
+			return nil, err
+		}
+		if tr := m.Truncation.Reason; tr == bounded.ReasonSingleResultTooLarge || tr == bounded.ReasonBudgetTooSmall {
+			// Not even the note without its text fits: Fit clips what it
+			// must (or says what it needs), and the text is not advanced
+			// past.
+			return m.JSON, nil
+		}
+		rm = room{
+			chars:  max(r.budget.LimitChars()-m.Truncation.EstimatedChars+2-slack, 3),
+			tokens: max(r.budget.LimitTokens()-m.Truncation.EstimatedTokens+1-slackTokens, 2),
+		}
+		if hintless || measure.Hints == bounded.HintOff || rm.chars >= r.budget.LimitChars()/4 {
+			break
+		}
+		hintless = true
 	}
 	for {
 		it := s.noteContentItem(r, first, n, 0, rm)
@@ -307,15 +331,21 @@ func (s *Set) fitNotes(r *request, page bounded.Paged[NoteContentItem], first po
 		items[0] = it
 		in.Page.Items = items
 		if window {
-			in.Window = it.ContentMetadata
+			setWindow(&items[0])
 		}
 		out, err = fitFields(r, in)
-		if err != nil || out.Truncation.Reason != bounded.ReasonSingleResultTooLarge || !slices.Contains(out.Truncation.ClippedFields, "content") || rm.chars <= 3 {
+		// Too large still: Fit clipped the text, or kept nothing.
+		tr := out.Truncation
+		over := tr.Reason == bounded.ReasonSingleResultTooLarge && slices.Contains(tr.ClippedFields, "content") || tr.Reason == bounded.ReasonBudgetTooSmall
+		if err != nil || !over || rm.chars <= 3 {
 			return out.JSON, err
 		}
 		rm = room{chars: max(rm.chars*3/4, 3), tokens: max(rm.tokens*3/4, 2)}
 	}
 }
+
+// contentPath is the path of a note window's text in ClippedFields.
+var contentPath = []string{"content"}
 
 // titleRoom is the most characters of a title a note window keeps when
 // the note alone is over the budget (and at most a tenth of the budget).

@@ -124,7 +124,7 @@ func TestCursorCallContinuesByCursor(t *testing.T) {
 	}
 }
 
-// readNote follows nextLines from args to the end and returns the text
+// readNote follows next from args to the end and returns the text
 // read, checking every response against the budget and that each one
 // returns something of the note.
 func readNote(t *testing.T, set *tools.Set, args string, budget int) string {
@@ -164,10 +164,22 @@ func readNote(t *testing.T, set *tools.Set, args string, budget int) string {
 			t.Fatalf("%s: a response with none of the note's text: %s", args, out)
 		}
 		text.WriteString(got)
-		if n.NextLines == nil {
+		// The envelope says so too: a clip truncates, and the call that
+		// reads on is its next call, which the hint names.
+		if n.ContentClip != nil && n.ContentClip.Clipped && !env.Truncated {
+			t.Fatalf("%s: the text is clipped but truncated is false: %s", args, out)
+		}
+		if n.NextLines != nil {
+			t.Fatalf("%s: nextLines %s in the note: want it as the envelope's next", args, n.NextLines)
+		}
+		if env.Next == nil {
 			return text.String()
 		}
-		args = string(n.NextLines)
+		// The hint gives way to the text under small budgets only.
+		if (env.Hint != "" || budget == 0 || budget >= 4*tools.MinBudget) && !strings.Contains(env.Hint, "get_note(") {
+			t.Fatalf("%s: the hint %q does not name the next call", args, env.Hint)
+		}
+		args = string(env.Next)
 	}
 }
 

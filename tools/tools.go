@@ -426,7 +426,7 @@ func (s *Set) Instructions() string {
 	}
 	b.WriteString("Paged tools take limit and offset (search_knowledge: 0-based page and pageSize), and cursor; larger limits are clamped to the maximum. pagination has total (totalKind exact, atLeast or unknown), hasMore and nextOffset.\n")
 	b.WriteString("detail=concise returns fewer fields per result; fields=[...] only the fields named (and id).\n")
-	b.WriteString("Notes' text comes in windows of lines: contentMetadata has totalLines, returnedLines and nextOffset, and nextLines holds the get_note call that reads on (with charOffset inside a long line).\n")
+	b.WriteString("Notes' text comes in windows of lines: contentMetadata has totalLines, returnedLines and nextOffset, and the get_note call that reads on (with charOffset inside a long line) is get_note's next, each note's nextLines in get_notes.\n")
 	switch s.policy.Mode {
 	case ports.Private:
 		b.WriteString("Private mode: only ids, titles and other identifiers are returned, never content; withheld lists what was left out.")

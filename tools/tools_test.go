@@ -348,7 +348,7 @@ func TestGetNote(t *testing.T) {
 	}
 }
 
-// TestLineWalk reads long notes by following nextLines, in windows cut by
+// TestLineWalk reads long notes by following next, in windows cut by
 // small budgets, and checks that every line comes exactly once, in order,
 // and that each response's contentMetadata counts the lines it returns. The
 // note has hierarchy context around it, which the budget must make room
@@ -420,10 +420,13 @@ func TestLineWalk(t *testing.T) {
 				t.Fatalf("%s: %s: %d lines returned, contentMetadata %+v, envelope's %+v", name, args, lines, n.ContentMetadata, env.ContentMetadata)
 			}
 			text.WriteString(got)
-			if n.NextLines == nil {
+			if n.NextLines != nil {
+				t.Fatalf("%s: %s: nextLines in the note, want the envelope's next", name, args)
+			}
+			if env.Next == nil {
 				break
 			}
-			args = string(n.NextLines)
+			args = string(env.Next)
 		}
 		if text.String() != whole {
 			t.Errorf("%s: reading window by window gave %d bytes, want the note's %d", name, text.Len(), len(whole))

@@ -440,7 +440,7 @@ func checkWrites(t *testing.T, c *mcptoolstest.Client, st *opened) {
 }
 
 // checkLongLine reads a note whose line of 65,316 characters is longer
-// than any response, following nextLines (with its charOffset) under a
+// than any response, following next (with its charOffset) under a
 // small budget and the default one: every character arrives.
 func checkLongLine(t *testing.T, c *mcptoolstest.Client, st *opened) {
 	t.Helper()
@@ -485,7 +485,7 @@ func checkLongLine(t *testing.T, c *mcptoolstest.Client, st *opened) {
 				t.Fatalf("get_note(%s): none of the note's text: %.500s", args, out)
 			}
 			read.WriteString(text)
-			args = string(n.NextLines)
+			args = string(env.Next)
 		}
 		if read.String() != note.Content {
 			t.Errorf("budget %d: read %d characters of the note's %d", budget, utf8.RuneCountInString(read.String()), utf8.RuneCountInString(note.Content))

@@ -133,7 +133,7 @@ func sameSet(a, b []string) bool {
 	return slices.Equal(a, b)
 }
 
-// TestLongNote reads the 826-line incident log by following nextLines
+// TestLongNote reads the 826-line incident log by following next
 // within a 4,000-character budget.
 func TestLongNote(t *testing.T) {
 	args := `{"id":"areas/engineering/incident-log","maxLines":150}`
@@ -153,12 +153,10 @@ func TestLongNote(t *testing.T) {
 			content = content[:strings.LastIndex(content, "…[truncated ")]
 		}
 		text.WriteString(content)
-		next, ok := r["nextLines"]
-		if !ok {
+		if env.Next == nil {
 			break
 		}
-		b, _ := json.Marshal(next)
-		args = string(b)
+		args = string(env.Next)
 	}
 	want, err := os.ReadFile("demo-vault/areas/engineering/incident-log.md")
 	if err != nil {
