@@ -324,6 +324,7 @@ func (s *Set) fitNotes(r *request, page bounded.Paged[NoteContentItem], first po
 		}
 		hintless = true
 	}
+	var tooSmall []byte // the last answer that no note fits
 	for {
 		it := s.noteContentItem(r, first, n, 0, rm)
 		it.Title, it.Context, it.ContextOmitted = head.Title, head.Context, head.ContextOmitted
@@ -336,12 +337,32 @@ func (s *Set) fitNotes(r *request, page bounded.Paged[NoteContentItem], first po
 		out, err = fitFields(r, in)
 		// Too large still: Fit clipped the text, or kept nothing.
 		tr := out.Truncation
+		if err == nil && tr.Reason == bounded.ReasonBudgetTooSmall {
+			tooSmall = out.JSON
+		}
 		over := tr.Reason == bounded.ReasonSingleResultTooLarge && slices.Contains(tr.ClippedFields, "content") || tr.Reason == bounded.ReasonBudgetTooSmall
 		if err != nil || !over || rm.chars <= 3 {
+			if err == nil && window && tooSmall != nil && !advances(it.ContentMetadata) {
+				// A window that reads nothing would name this very
+				// call as the next: say the budget it needs instead.
+				return tooSmall, nil
+			}
 			return out.JSON, err
 		}
 		rm = room{chars: max(rm.chars*3/4, 3), tokens: max(rm.tokens*3/4, 2)}
 	}
+}
+
+// advances reports whether the window w reads on: its next position is
+// past its start, or it reads to the end.
+func advances(w *bounded.WindowInfo) bool {
+	switch {
+	case w == nil || !w.Truncated:
+		return true
+	case w.NextOffset == 0 && w.NextCharOffset == 0:
+		return w.ReturnedLines > 0
+	}
+	return w.NextOffset > w.Offset || w.NextOffset == w.Offset && w.NextCharOffset > w.CharOffset
 }
 
 // contentPath is the path of a note window's text in ClippedFields.
