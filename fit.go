@@ -61,6 +61,9 @@ type FitInput[T any] struct {
 	// page has no next page and the first result is kept, it is the
 	// response's next call, and the hint names it.
 	WindowNext Args
+	// Notes are sentences the hint ends with, whatever Hints says: an
+	// argument clamped to its maximum, for one.
+	Notes []string
 }
 
 // Fitted is a response fitted into a budget.
@@ -132,7 +135,7 @@ func prepareFit[T any](b Budget, in FitInput[T]) (*fitter, error) {
 	}
 	f := newFitter(d, b.CharsPerToken == 0, limitChars, limitTokens, in.Page.Page, in.Call, in.Hints, len(items))
 	f.cursorAt = in.Page.CursorAt
-	f.unclipped, f.clippedIn, f.windowNext = in.Unclipped, in.Clipped, in.WindowNext
+	f.unclipped, f.clippedIn, f.windowNext, f.notes = in.Unclipped, in.Clipped, in.WindowNext, in.Notes
 	if err := f.setWindow(in.Window); err != nil {
 		return nil, err
 	}

@@ -245,6 +245,7 @@ type fitter struct {
 	unclipped  []string
 	clippedIn  []string
 	windowNext Args
+	notes      []string // FitInput.Notes
 
 	window      []byte // encoded WindowInfo, nil when none
 	windowRunes int
@@ -359,7 +360,7 @@ func (f *fitter) release() {
 		f.snaps, f.snapped = nil, nil
 	}
 	f.b, f.call, f.info, f.buf, f.tok, f.ctx, f.windowInfo = Budget{}, Call{}, PageInfo{}, nil, nil, nil, nil
-	f.cursorAt, f.unclipped, f.clippedIn, f.windowNext = nil, nil, nil, nil
+	f.cursorAt, f.unclipped, f.clippedIn, f.windowNext, f.notes = nil, nil, nil, nil, nil
 	for _, t := range f.tails {
 		t.hint, t.next = "", nil
 	}
@@ -496,20 +497,25 @@ func (f *fitter) tailFor(k int) (*tail, error) {
 	}
 	mem[0] = t.pagination
 	// The hint is written, then its JSON after it, in the same buffer.
-	if raw := f.call.appendHint(mem[1][:0], t.info, f.style); len(raw) > 0 {
-		t.hint = string(raw)
-		mem[1] = appendJSONString(raw, t.hint)
-		t.hintJSON = mem[1][len(raw):]
-	}
+	raw := f.call.appendHint(mem[1][:0], t.info, f.style)
 	next, ok := f.call.Next(t.info)
 	if !ok && k > 0 && f.windowNext != nil {
 		// The page ends here, its first result's document does not.
 		next, ok = f.windowNext, true
 		if f.style != HintOff {
-			t.hint = f.windowHint(next)
-			mem[1] = appendJSONString(mem[1][:0], t.hint)
-			t.hintJSON = mem[1]
+			raw = append(raw[:0], f.windowHint(next)...)
 		}
+	}
+	for _, n := range f.notes {
+		if len(raw) > 0 {
+			raw = append(raw, ' ')
+		}
+		raw = append(raw, n...)
+	}
+	if len(raw) > 0 {
+		t.hint = string(raw)
+		mem[1] = appendJSONString(raw, t.hint)
+		t.hintJSON = mem[1][len(raw):]
 	}
 	if ok {
 		next, keeps := f.keepLong(next)

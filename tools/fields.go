@@ -57,6 +57,7 @@ func (p projected) MarshalJSON() ([]byte, error) { return p.raw, nil }
 // fitFields is bounded.Fit for a request: when the call gives fields, the
 // results keep only those (and their id), validated against T's fields.
 func fitFields[T any](r *request, in bounded.FitInput[T]) (bounded.Fitted, error) {
+	in.Notes = append(in.Notes, r.notes...)
 	fields := r.in.strs("fields")
 	if len(fields) == 0 {
 		return bounded.Fit(r.budget, in)
@@ -70,6 +71,7 @@ func fitFields[T any](r *request, in bounded.FitInput[T]) (bounded.Fitted, error
 	}
 	keep := func(name string) bool { return name == "id" || slices.Contains(fields, name) }
 	out := bounded.FitInput[projected]{Call: in.Call, Hints: in.Hints, Window: in.Window, Unclipped: in.Unclipped,
+		Clipped: in.Clipped, WindowNext: in.WindowNext, Notes: in.Notes,
 		Page: bounded.Paged[projected]{Page: in.Page.Page, CursorAt: in.Page.CursorAt}}
 	for _, it := range in.Page.Items {
 		p, err := project(it, keep)

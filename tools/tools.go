@@ -207,6 +207,8 @@ type request struct {
 	// noCursor: the tool takes no cursor (it pages in memory), so its
 	// responses carry none.
 	noCursor bool
+	// notes end the hint: the budgets clamped to their maxima.
+	notes []string
 }
 
 // handler answers a parsed call.
@@ -302,6 +304,14 @@ var cursorParam = param{name: "cursor", kind: kindString, role: roleCursor, sent
 // newRequest builds the page, the call and the budget of a parsed call.
 func (s *Set) newRequest(sp *spec, in *input) (*request, error) {
 	r := &request{in: in, hints: s.cfg.Hints, detailed: in.str("detail") != "concise", budget: s.cfg.Budget, noCursor: sp.noCursor}
+	for _, p := range sp.params {
+		// A budget over the server's is the server's, and the response
+		// says so; next calls repeat the budget used.
+		if v, ok := in.vals[p.name].(int); ok && p.ceiling && p.hasMax && v > p.max {
+			in.vals[p.name] = p.max
+			r.notes = append(r.notes, fmt.Sprintf("%s %s is over the maximum %s, which was used.", p.name, bounded.FormatCount(v), bounded.FormatCount(p.max)))
+		}
+	}
 	r.budget = callBudget(s.cfg.Budget, in)
 	r.call = bounded.Call{Tool: sp.name, Paging: sp.paging, DefaultLimit: sp.limits.Default}
 	if s.cfg.CursorHints && sp.paged && !sp.noCursor {
