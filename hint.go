@@ -70,7 +70,7 @@ func (a *Args) UnmarshalJSON(b []byte) error {
 		}
 		name := tok.(string) // object keys are always strings
 		if _, dup := out.Get(name); dup {
-			return fmt.Errorf("bounded: argument %q given twice", name)
+			return fmt.Errorf("bounded: argument %q given twice", clipName(name))
 		}
 		var v any
 		if err := dec.Decode(&v); err != nil {
@@ -460,4 +460,11 @@ func (c Call) appendHint(b []byte, info PageInfo, style HintStyle) []byte {
 		str(" was used.")
 	}
 	return b
+}
+
+// clipName returns an argument's name as an error repeats it: at most
+// MaxHintValue bytes, clipped with the marker.
+func clipName(name string) string {
+	c, _ := Clip(name, MaxHintValue)
+	return c
 }

@@ -254,3 +254,14 @@ func TestHintOneNumberFormat(t *testing.T) {
 		t.Errorf("hint %q, want %q", h, want)
 	}
 }
+
+// TestArgsTwiceClipsName: the error of an argument given twice repeats a
+// long name clipped, not whole.
+func TestArgsTwiceClipsName(t *testing.T) {
+	name := strings.Repeat("n", 1<<20)
+	var a Args
+	err := a.UnmarshalJSON([]byte(`{"` + name + `":1,"` + name + `":2}`))
+	if err == nil || len(err.Error()) > 200 {
+		t.Errorf("an argument of %d bytes given twice: an error of %d bytes", len(name), len(fmt.Sprint(err)))
+	}
+}

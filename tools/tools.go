@@ -130,6 +130,9 @@ func New(c Config) (*Set, error) {
 	if c.Budget.LimitChars() < MinBudget {
 		return nil, fmt.Errorf("tools: %w: the budget allows %d characters, under the minimum %d", bounded.ErrInvalidBudget, c.Budget.LimitChars(), MinBudget)
 	}
+	if c.Budget.LimitTokens() < MinBudgetTokens {
+		return nil, fmt.Errorf("tools: %w: the budget allows %d tokens, under the minimum %d", bounded.ErrInvalidBudget, c.Budget.LimitTokens(), MinBudgetTokens)
+	}
 	for name, ct := range c.Counts {
 		if _, err := (bounded.Limits{Default: 1, Max: 1}).Normalize(bounded.Page{Count: ct.Mode, CountCap: ct.Cap}); err != nil {
 			return nil, fmt.Errorf("tools: count of %s: %w", name, err)

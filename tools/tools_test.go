@@ -115,6 +115,9 @@ func TestNew(t *testing.T) {
 	if _, err := tools.New(tools.Config{Notes: s, Budget: bounded.Budget{MaxChars: 500}}); !errors.Is(err, bounded.ErrInvalidBudget) {
 		t.Errorf("budget under the minimum: got %v, want bounded.ErrInvalidBudget", err)
 	}
+	if _, err := tools.New(tools.Config{Notes: s, Budget: bounded.Budget{MaxTokens: 100}}); !errors.Is(err, bounded.ErrInvalidBudget) {
+		t.Errorf("token budget under the minimum: got %v, want bounded.ErrInvalidBudget", err)
+	}
 	set, err := tools.New(tools.Config{History: s})
 	if err != nil {
 		t.Fatal(err)
