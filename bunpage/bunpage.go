@@ -2,12 +2,15 @@
 // cursor, in an order of the caller's columns that ends with a unique one:
 //
 //	q := db.NewSelect().Model((*Book)(nil)).Where("shelf = ?", shelf)
-//	src, err := bunpage.New(db, q,
-//		bunpage.Col("year", func(b Book) int64 { return b.Year }).Desc(),
-//		bunpage.Col("id", func(b Book) int64 { return b.ID }).Unique(),
-//	)
+//	src, err := bunpage.By[Book](db, q, "-year") // newest first, then by id
 //	if err != nil { ... }
 //	out, err := bounded.Respond(ctx, src, call, page, bounded.Options[Book]{Limits: limits})
+//
+// [By] names the order's fields and appends the primary key as the
+// tie-breaker; [New] takes columns made by [Col] and [Nullable], with a
+// value function each, [Field] and [Column.Expr]; [Orders] lets each call
+// choose an order by name. [Source.CheckIndex], run in a test, reports
+// an order no index serves.
 //
 // A page is one statement, SELECT * FROM (q) ORDER BY the columns
 // LIMIT limit+1 with OFFSET n or, after a cursor, a keyset predicate on the
@@ -92,6 +95,8 @@ type Source[T any] struct {
 	// nullChecked are the columns never NULL whose NULLs a page looks
 	// for: those the model does not declare NOT NULL.
 	nullChecked []int
+	// name is the order's name in [Orders]; table the model's table.
+	name, table string
 	// scope names the query and the order for cursors: [Source.CursorScope].
 	scope string
 	// bun scans rows; ptr returns the struct an item is scanned into.
@@ -112,11 +117,17 @@ type Source[T any] struct {
 // T is a struct or a pointer to one, with a field for each column of the
 // order. A nil db or q, a q that does not format, or an order with an
 // empty, qualified ("b.year"), repeated or unknown name, a column not
-// made by [Col] or [Nullable], a [Col] over a field that may
+// made by [Col], [Nullable] or [Field], a [Col] over a field that may
 // hold NULL (a pointer, a sql.Null type, nullzero, unless tagged
 // notnull), or NullsFirst on a column that is not Nullable, is an error
 // wrapping [ErrInvalidSource].
 func New[T any](db bun.IDB, q *bun.SelectQuery, order ...Column[T]) (*Source[T], error) {
+	return newSource(db, q, false, order)
+}
+
+// newSource is New; with tieBreak, an order that does not end with a
+// unique column gets the model's primary key.
+func newSource[T any](db bun.IDB, q *bun.SelectQuery, tieBreak bool, order []Column[T]) (*Source[T], error) {
 	switch {
 	case db == nil:
 		return nil, fmt.Errorf("%w: nil database", ErrInvalidSource)
@@ -133,7 +144,7 @@ func New[T any](db bun.IDB, q *bun.SelectQuery, order ...Column[T]) (*Source[T],
 		return nil, fmt.Errorf("%w: items of type %s: want a struct or a pointer to one", ErrInvalidSource, reflect.TypeFor[T]())
 	}
 	bdb := db.NewSelect().DB()
-	order, checked, err := resolve(bdb.Table(st), order)
+	order, checked, err := resolve(bdb.Table(st), order, tieBreak)
 	if err != nil {
 		return nil, err
 	}
@@ -153,6 +164,7 @@ func New[T any](db bun.IDB, q *bun.SelectQuery, order ...Column[T]) (*Source[T],
 		style:       keyset.Style{Expand: noRowValue, CaseNulls: noRowValue},
 		nullChecked: checked,
 		bun:         bdb,
+		table:       bdb.Table(st).Name,
 	}
 	s.ptr = func(p *T) any { return p }
 	if t := reflect.TypeFor[T](); t.Kind() == reflect.Pointer {
@@ -161,15 +173,6 @@ func New[T any](db bun.IDB, q *bun.SelectQuery, order ...Column[T]) (*Source[T],
 			return *p
 		}
 	}
-	scope := append([]byte("bunpage\x00"+d.String()+"\x00"), from...)
-	for _, c := range s.cols {
-		scope = fmt.Appendf(scope, "%q %d %t %t %t %t %t\x00", c.name, c.kind, c.desc, c.nullable, c.nullsFirst, c.unique, c.f32)
-		s.order = append(s.order, keyset.Key{Expr: bun.Ident(alias + "." + c.name), Desc: c.desc, Nullable: c.nullable, NullsFirst: c.nullsFirst})
-	}
-	s.scope = string(scope)
-	for i := range 2 {
-		s.orderBy[i], s.orderArgs[i] = keyset.OrderBy(s.order, i == 1, s.style)
-	}
 	s.keys = func(it T) []any {
 		keys := make([]any, len(s.cols))
 		for i, c := range s.cols {
@@ -177,7 +180,48 @@ func New[T any](db bun.IDB, q *bun.SelectQuery, order ...Column[T]) (*Source[T],
 		}
 		return keys
 	}
+	s.build()
 	return s, nil
+}
+
+// build derives the order's SQL and the cursor scope from the columns,
+// the style and the order's name.
+func (s *Source[T]) build() {
+	d := s.db.Dialect().Name()
+	scope := fmt.Appendf(nil, "bunpage\x00%s\x00%q\x00%s", d, s.name, s.from)
+	s.order = s.order[:0:0]
+	for _, c := range s.cols {
+		scope = fmt.Appendf(scope, "%q %d %t %t %t %t %t %q\x00", c.name, c.kind, c.desc, c.nullable, c.nullsFirst, c.unique, c.f32, c.expr)
+		if c.expr != "" {
+			scope = s.bun.QueryGen().AppendQuery(scope, c.expr, c.exprArgs...)
+		}
+		s.order = append(s.order, keyset.Key{Expr: c.sql(), Desc: c.desc, Nullable: c.nullable, NullsFirst: c.nullsFirst})
+	}
+	s.scope = string(scope)
+	for i := range 2 {
+		s.orderBy[i], s.orderArgs[i] = keyset.OrderBy(s.order, i == 1, s.style)
+	}
+}
+
+// Reverse returns s read in the opposite order: each column's direction
+// flipped, its NULLs where they were. Its cursors are not s's.
+func (s *Source[T]) Reverse() *Source[T] {
+	c := *s
+	c.cols = slices.Clone(s.cols)
+	for i := range c.cols {
+		c.cols[i].desc = !c.cols[i].desc
+	}
+	c.build()
+	return &c
+}
+
+// sql is the column's SQL in a page: its expression, or its name
+// qualified with alias.
+func (c Column[T]) sql() any {
+	if c.expr != "" {
+		return bun.SafeQuery(c.expr, c.exprArgs...)
+	}
+	return bun.Ident(alias + "." + c.name)
 }
 
 func checkOrder[T any](order []Column[T]) error {
@@ -188,7 +232,7 @@ func checkOrder[T any](order []Column[T]) error {
 	for i, c := range order {
 		switch {
 		case c.key == nil:
-			return fmt.Errorf("%w: column %d (%q) has no value function: make columns with Col or Nullable", ErrInvalidSource, i, c.name)
+			return fmt.Errorf("%w: column %d (%q) has no value function: make columns with Col, Nullable or Field", ErrInvalidSource, i, c.name)
 		case c.name == "":
 			return fmt.Errorf("%w: column %d has no name", ErrInvalidSource, i)
 		case strings.Contains(c.name, "."):
@@ -228,7 +272,9 @@ func (s *Source[T]) CursorScope() string { return s.scope }
 // [ErrInvalidSource]: two rows equal on every column, among those read
 // (the rows on either side of the page included); a NULL in a column
 // never NULL, in a row read or, at the end of a walk by cursor, in any
-// row.
+// row. NULLs are looked for with a statement of their own, for a column
+// whose field is not tagged notnull, on a page that reads its zero value
+// and at the end of a walk by cursor.
 //
 // The count r.Count asks for is read by the page's own statement, so that
 // both come from one snapshot on every engine: the exact count of q's
@@ -323,6 +369,11 @@ func (s *Source[T]) selectFrom(name string) *bun.SelectQuery {
 // from the row before the page.
 func (s *Source[T]) page(r bounded.Request, at []any) *bun.SelectQuery {
 	q := s.selectFrom(alias).ColumnExpr("?.*", bun.Ident(alias))
+	for _, c := range s.cols {
+		if c.expr != "" {
+			q = q.ColumnExpr("? AS ?", c.sql(), bun.Ident(c.name))
+		}
+	}
 	back := r.Backward()
 	if at != nil {
 		pred, args := s.predicate(at, back)

@@ -21,7 +21,7 @@ type Value interface {
 
 // A Column is one key of a [Source]'s order: a column of the query's
 // results, its direction, where its NULLs sort, and how to read its value
-// from an item. Make one with [Col] or [Nullable].
+// from an item. Make one with [Col], [Nullable] or [Field].
 type Column[T any] struct {
 	name       string
 	kind       kind
@@ -39,6 +39,11 @@ type Column[T any] struct {
 	// an item holds the zero value, which bun scans NULL as.
 	same func(a, b T) bool
 	zero func(T) bool
+	// byField: name is a column or a Go field of T, resolved by New.
+	byField bool
+	// expr, when set, is the SQL the column's values are selected by.
+	expr     string
+	exprArgs []any
 }
 
 // kind is the type of a column's cursor keys.
@@ -90,6 +95,26 @@ func Nullable[T any, V Value](name string, value func(T) *V) Column[T] {
 			return x == y || x != nil && y != nil && keysEqual(x, y)
 		}
 	}
+	return c
+}
+
+// Field returns the key of T's field name, a column ("created_at") or a
+// Go field ("CreatedAt") of T's bun model, ascending. [New] resolves it
+// and reads its values from the field: a pointer, a sql.Null type or a
+// nullzero field (unless tagged notnull) may be NULL, as with [Nullable];
+// the model's one primary key, or a field tagged unique that is never
+// NULL, is [Column.Unique]. The field's type must be one [Value] allows,
+// or a pointer or sql.Null of one.
+func Field[T any](name string) Column[T] { return Column[T]{name: name, byField: true} }
+
+// Expr returns c selected by the SQL expression sql, with bun's
+// placeholders for args, over the columns of the query's results:
+// Col("name_key", ...).Expr("lower(name)"), say. c's name must be a field
+// of T tagged scanonly, into which each page scans the expression's
+// value; c's value is that field's. An index on the expression serves
+// the order where the engine has expression indexes.
+func (c Column[T]) Expr(sql string, args ...any) Column[T] {
+	c.expr, c.exprArgs = sql, args
 	return c
 }
 

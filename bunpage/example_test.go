@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/boundedkit/bounded"
@@ -270,4 +271,102 @@ func ExampleSource_Fetch() {
 	// more: true count: 5
 	// Review PR #42 more: false
 	// bounded: invalid cursor: key for column "priority" is string, want an integer
+}
+
+// By pages the application's query in the order of its model's fields,
+// the primary key last as the tie-breaker.
+func ExampleBy() {
+	db, done, err := openTasks()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer done()
+	src, err := bunpage.By[Task](db, db.NewSelect().Model((*Task)(nil)), "-Priority", "title")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rows, err := src.Fetch(context.Background(), bounded.Request{Limit: 3})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, t := range rows.Items {
+		fmt.Println(t.Priority, t.Title, rows.Keys(t))
+	}
+	fmt.Println("count:", rows.Count)
+	// Output:
+	// 3 Pay the hosting [3 Pay the hosting 3]
+	// 3 Review PR #42 [3 Review PR #42 2]
+	// 2 Update dependencies [2 Update dependencies 5]
+	// count: 5
+}
+
+// taskOrders are the orders a list_tasks tool offers: its sort argument
+// takes one of their names, the first by default.
+var taskOrders = bunpage.Orders[Task]{
+	{Name: "urgent", Columns: bunpage.Fields[Task]("-priority")},
+	{Name: "due", Columns: bunpage.Fields[Task]("due")},
+	{Name: "title", Columns: bunpage.Fields[Task]("title")},
+}
+
+// Each call chooses its order by name; the names make the enum of the
+// tool's sort argument.
+func ExampleOrders() {
+	db, done, err := openTasks()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer done()
+	fmt.Println(taskOrders.Names())
+	q := db.NewSelect().Model((*Task)(nil))
+	for _, sort := range []string{"", "due", "soon"} {
+		src, err := taskOrders.New(db, q, sort)
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		rows, err := src.Fetch(context.Background(), bounded.Request{Limit: 2, Count: bounded.CountNone})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("%q: %s, %s\n", sort, rows.Items[0].Title, rows.Items[1].Title)
+	}
+	// Output:
+	// [urgent due title]
+	// "": Pay the hosting, Review PR #42
+	// "due": Pay the hosting, Update dependencies
+	// bunpage: unknown order: "soon": want one of ["urgent" "due" "title"]
+}
+
+// CheckIndex, in a test, names the index an order needs.
+func ExampleSource_CheckIndex() {
+	db, done, err := openTasks()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer done()
+	src, err := bunpage.By[Task](db, db.NewSelect().Model((*Task)(nil)), "-priority")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx := context.Background()
+	err = src.CheckIndex(ctx)
+	fmt.Println(errors.Is(err, bunpage.ErrNoIndex))
+	fmt.Println(strings.SplitN(err.Error(), "\n", 2)[0])
+
+	if _, err := db.ExecContext(ctx, "CREATE INDEX tasks_priority ON tasks (priority DESC, id DESC)"); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(src.CheckIndex(ctx))
+	// Output:
+	// true
+	// bunpage: no index serves the order: the first page: SQLite's plan has "SCAN task", SQLite's plan has "USE TEMP B-TREE FOR ORDER BY"; create an index on tasks (priority DESC, id DESC), after any columns the query compares with =
+	// <nil>
 }

@@ -8,8 +8,13 @@ import "github.com/boundedkit/bounded/internal/keyset"
 func Portable[T any](s *Source[T]) *Source[T] {
 	c := *s
 	c.style = keyset.Style{Expand: true, CaseNulls: true}
-	for i := range 2 {
-		c.orderBy[i], c.orderArgs[i] = keyset.OrderBy(c.order, i == 1, c.style)
-	}
+	c.build()
 	return &c
 }
+
+// The plans of a query on each engine, as CheckIndex reads them.
+var (
+	SQLitePlan = sqlitePlan
+	PGPlan     = pgPlan
+	MySQLPlan  = mysqlPlan
+)

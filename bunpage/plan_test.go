@@ -2,7 +2,6 @@ package bunpage_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -94,21 +93,8 @@ func TestPlans(t *testing.T) {
 // scans the table or sorts.
 func checkSQLitePlan(t *testing.T, name string, db *bun.DB, query string, indexes []string, ranged bool) {
 	t.Helper()
-	rows, err := db.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+query)
+	steps, err := bunpage.SQLitePlan(context.Background(), db, query)
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var steps []string
-	for rows.Next() {
-		var id, parent, notused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		steps = append(steps, detail)
-	}
-	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
 	plan := strings.Join(steps, "\n")
@@ -128,40 +114,18 @@ func checkSQLitePlan(t *testing.T, name string, db *bun.DB, query string, indexe
 	}
 }
 
-// pgNode is a node of Postgres' EXPLAIN (FORMAT JSON).
-type pgNode struct {
-	Type      string   `json:"Node Type"`
-	Index     string   `json:"Index Name"`
-	IndexCond string   `json:"Index Cond"`
-	Plans     []pgNode `json:"Plans"`
-}
-
-func (n pgNode) all() []pgNode {
-	out := []pgNode{n}
-	for _, c := range n.Plans {
-		out = append(out, c.all()...)
-	}
-	return out
-}
-
 // checkPGPlan checks Postgres' plan of a page: an index scan of one of
 // indexes (with a range in its condition when ranged), no sequential
 // scan, no sort.
 func checkPGPlan(t *testing.T, name string, db *bun.DB, query string, indexes []string, ranged bool) {
 	t.Helper()
-	var out string
-	if err := db.QueryRowContext(context.Background(), "EXPLAIN (FORMAT JSON) "+query).Scan(&out); err != nil {
-		t.Fatal(err)
-	}
-	var plans []struct {
-		Plan pgNode `json:"Plan"`
-	}
-	if err := json.Unmarshal([]byte(out), &plans); err != nil {
+	plan, err := bunpage.PGPlan(context.Background(), db, query)
+	if err != nil {
 		t.Fatal(err)
 	}
 	var lines []string
 	uses := false
-	for _, n := range plans[0].Plan.all() {
+	for _, n := range plan.All() {
 		lines = append(lines, fmt.Sprintf("%s %s %s", n.Type, n.Index, n.IndexCond))
 		if n.Type == "Sort" || n.Type == "Seq Scan" || n.Type == "Bitmap Heap Scan" {
 			defer t.Errorf("%s: the plan has a %s", name, n.Type)
