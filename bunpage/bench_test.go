@@ -94,14 +94,18 @@ type variant struct {
 // query for the same page, and reports each variant's median time and
 // the ratios of the medians:
 //
-//   - page0: the first page by offset, bunpage against the plain query
-//     (the same columns, ORDER BY and LIMIT 21, no count, no transaction);
-//   - cursor: the page after the event 90% deep, bunpage against the
-//     plain keyset query ((created, id) < (?, ?); on MariaDB created <= ?
+//   - page0: the first page by offset;
+//   - cursor: the page after the event 90% deep, by cursor; the plain
+//     keyset query is (created, id) < (?, ?), on MariaDB created <= ?
 //     AND (created < ? OR created = ? AND id < ?), the form its index
-//     serves), and against bunpage's first page;
-//   - capped: the first page with a capped count (the default cap, 200
-//     for pages of 20, in the page's transaction) against the page alone.
+//     serves;
+//
+// each read by the plain query (the same columns, ORDER BY and LIMIT 21,
+// no count, no transaction), by bunpage.New with value functions
+// ("bunpage"), by bunpage.By, whose keys are read from the model's
+// fields ("by"), and by bunpage.New with a capped count (the default cap,
+// 200 for pages of 20: "capped"); the cursor page also against
+// bunpage's first page.
 func BenchmarkPage(b *testing.B) {
 	ctx := context.Background()
 	for _, e := range engines {
@@ -113,23 +117,38 @@ func BenchmarkPage(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				fetch := func(r bounded.Request) func(ctx context.Context) ([]int64, error) {
+				by, err := bunpage.By[event](db, q, "-created")
+				if err != nil {
+					b.Fatal(err)
+				}
+				fetch := func(src *bunpage.Source[event], r bounded.Request) func(ctx context.Context) ([]int64, error) {
 					return func(ctx context.Context) ([]int64, error) {
 						rows, err := src.Fetch(ctx, r)
 						return eventIDs(rows.Items), err
 					}
 				}
+				// variants are the ways of reading the page after at (the
+				// first page for nil), then plain, the hand-written query.
+				variants := func(at *driver.Cursor, plain func(ctx context.Context) ([]int64, error)) []variant {
+					none := bounded.Request{Limit: benchLimit, Count: bounded.CountNone, At: at}
+					capped := bounded.Request{Limit: benchLimit, Count: bounded.CountCapped, At: at}
+					return []variant{
+						{"bunpage", fetch(src, none), false},
+						{"plain", plain, false},
+						{"by", fetch(by, none), false},
+						{"capped", fetch(src, capped), false},
+					}
+				}
+				pairs := [][2]string{{"bunpage", "plain"}, {"by", "plain"}, {"capped", "bunpage"}}
 				deep := makeEvent(n - n*9/10) // 90% deep in newest-first order
-				first := variant{"bunpage", fetch(bounded.Request{Limit: benchLimit, Count: bounded.CountNone}), false}
 				b.Run("page0", func(b *testing.B) {
-					sideBySide(ctx, b, []variant{first, {"plain", func(ctx context.Context) ([]int64, error) {
+					sideBySide(ctx, b, variants(nil, func(ctx context.Context) ([]int64, error) {
 						var evs []event
 						err := db.NewSelect().Model(&evs).OrderExpr("created DESC, id DESC").Limit(benchLimit + 1).Scan(ctx)
 						return eventIDs(evs[:min(len(evs), benchLimit)]), err
-					}, false}}, [][2]string{{"bunpage", "plain"}})
+					}), pairs)
 				})
 				b.Run("cursor", func(b *testing.B) {
-					at := &driver.Cursor{Keys: eventKeys(deep)}
 					after, args := "(created, id) < (?, ?)", []any{deep.Created, deep.ID}
 					if isMySQL(db) {
 						// MariaDB enters the index at this form, not at a
@@ -137,22 +156,14 @@ func BenchmarkPage(b *testing.B) {
 						after = "created <= ? AND (created < ? OR (created = ? AND id < ?))"
 						args = []any{deep.Created, deep.Created, deep.Created, deep.ID}
 					}
-					sideBySide(ctx, b, []variant{
-						{"bunpage", fetch(bounded.Request{Limit: benchLimit, Count: bounded.CountNone, At: at}), false},
-						{"plain", func(ctx context.Context) ([]int64, error) {
-							var evs []event
-							err := db.NewSelect().Model(&evs).Where(after, args...).
-								OrderExpr("created DESC, id DESC").Limit(benchLimit + 1).Scan(ctx)
-							return eventIDs(evs[:min(len(evs), benchLimit)]), err
-						}, false},
-						{"page0", first.read, true},
-					}, [][2]string{{"bunpage", "plain"}, {"bunpage", "page0"}})
-				})
-				b.Run("capped", func(b *testing.B) {
-					sideBySide(ctx, b, []variant{
-						{"capped", fetch(bounded.Request{Limit: benchLimit, Count: bounded.CountCapped}), false},
-						{"page", first.read, false},
-					}, [][2]string{{"capped", "page"}})
+					vs := variants(&driver.Cursor{Keys: eventKeys(deep)}, func(ctx context.Context) ([]int64, error) {
+						var evs []event
+						err := db.NewSelect().Model(&evs).Where(after, args...).
+							OrderExpr("created DESC, id DESC").Limit(benchLimit + 1).Scan(ctx)
+						return eventIDs(evs[:min(len(evs), benchLimit)]), err
+					})
+					vs = append(vs, variant{"page0", fetch(src, bounded.Request{Limit: benchLimit, Count: bounded.CountNone}), true})
+					sideBySide(ctx, b, vs, append(pairs, [2]string{"bunpage", "page0"}))
 				})
 			})
 		}

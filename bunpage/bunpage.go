@@ -91,7 +91,6 @@ type Source[T any] struct {
 	// and backward [1].
 	orderBy   [2]string
 	orderArgs [2][]any
-	keys      func(T) []any
 	// nullChecked are the columns never NULL whose NULLs a page looks
 	// for: those the model does not declare NOT NULL.
 	nullChecked []int
@@ -172,13 +171,6 @@ func newSource[T any](db bun.IDB, q *bun.SelectQuery, tieBreak bool, order []Col
 			*p = reflect.New(t.Elem()).Interface().(T)
 			return *p
 		}
-	}
-	s.keys = func(it T) []any {
-		keys := make([]any, len(s.cols))
-		for i, c := range s.cols {
-			keys[i] = c.key(it)
-		}
-		return keys
 	}
 	s.build()
 	return s, nil
@@ -330,10 +322,19 @@ func (s *Source[T]) Fetch(ctx context.Context, r bounded.Request) (bounded.Rows[
 	return bounded.Rows[T]{Items: items, More: more, Count: int(count), Keys: s.cursorKeys}, nil
 }
 
+// keys returns the keys of the item at it.
+func (s *Source[T]) keys(it *T) []any {
+	keys := make([]any, len(s.cols))
+	for i, c := range s.cols {
+		keys[i] = c.key(it)
+	}
+	return keys
+}
+
 // cursorKeys returns the keys of it, or nil when a cursor cannot hold
 // them.
 func (s *Source[T]) cursorKeys(it T) []any {
-	keys := s.keys(it)
+	keys := s.keys(&it)
 	for i, c := range s.cols {
 		if c.check(keys[i]) != "" {
 			return nil

@@ -34,11 +34,11 @@ type Column[T any] struct {
 	f32 bool
 	// key returns an item's cursor key: int64, float64, string or bool
 	// as kind says (int64 microseconds for a time), or nil for NULL.
-	key func(T) any
+	key func(*T) any
 	// same reports whether two items hold the same value; zero whether
 	// an item holds the zero value, which bun scans NULL as.
-	same func(a, b T) bool
-	zero func(T) bool
+	same func(a, b *T) bool
+	zero func(*T) bool
 	// byField: name is a column or a Go field of T, resolved by New.
 	byField bool
 	// expr, when set, is the SQL the column's values are selected by.
@@ -71,7 +71,7 @@ var kindNames = [...]string{kindInt: "an integer", kindFloat: "a float", kindStr
 func Col[T any, V Value](name string, value func(T) V) Column[T] {
 	c := Column[T]{name: name, kind: kindOf[V](), f32: is32[V]()}
 	if value != nil {
-		c.key = func(it T) any { return keyOf(value(it)) }
+		c.key = func(it *T) any { return keyOf(value(*it)) }
 		c.same = sameFunc(value)
 		c.zero = zeroFunc(value)
 	}
@@ -84,13 +84,13 @@ func Col[T any, V Value](name string, value func(T) V) Column[T] {
 func Nullable[T any, V Value](name string, value func(T) *V) Column[T] {
 	c := Column[T]{name: name, kind: kindOf[V](), f32: is32[V](), nullable: true}
 	if value != nil {
-		c.key = func(it T) any {
-			if v := value(it); v != nil {
+		c.key = func(it *T) any {
+			if v := value(*it); v != nil {
 				return keyOf(*v)
 			}
 			return nil
 		}
-		c.same = func(a, b T) bool {
+		c.same = func(a, b *T) bool {
 			x, y := c.key(a), c.key(b)
 			return x == y || x != nil && y != nil && keysEqual(x, y)
 		}
@@ -170,22 +170,22 @@ func is32[V Value]() bool { return reflect.TypeFor[V]().Kind() == reflect.Float3
 
 // sameFunc returns the function reporting whether two items hold the same
 // value.
-func sameFunc[T any, V Value](value func(T) V) func(a, b T) bool {
-	if kindOf[V]() == kindTime {
-		return func(a, b T) bool { return keyOf(value(a)) == keyOf(value(b)) }
+func sameFunc[T any, V Value](value func(T) V) func(a, b *T) bool {
+	if tv, ok := any(value).(func(T) time.Time); ok {
+		return func(a, b *T) bool { return tv(*a).UnixMicro() == tv(*b).UnixMicro() }
 	}
-	return func(a, b T) bool { return value(a) == value(b) }
+	return func(a, b *T) bool { return value(*a) == value(*b) }
 }
 
 // zeroFunc returns the function reporting whether an item holds the zero
 // value.
-func zeroFunc[T any, V Value](value func(T) V) func(T) bool {
-	if kindOf[V]() == kindTime {
-		return func(it T) bool { return any(value(it)).(time.Time).IsZero() }
+func zeroFunc[T any, V Value](value func(T) V) func(*T) bool {
+	if tv, ok := any(value).(func(T) time.Time); ok {
+		return func(it *T) bool { return tv(*it).IsZero() }
 	}
-	return func(it T) bool {
+	return func(it *T) bool {
 		var z V
-		return value(it) == z
+		return value(*it) == z
 	}
 }
 
@@ -211,8 +211,8 @@ func keyOf[V Value](v V) any {
 // keyOfValue returns the cursor key of v, a value of a type kindOfType
 // knows.
 func keyOfValue(v reflect.Value) any {
-	if t, ok := v.Interface().(time.Time); ok {
-		return t.UnixMicro()
+	if v.Type() == reflect.TypeFor[time.Time]() {
+		return timeOf(v).UnixMicro()
 	}
 	switch v.Kind() {
 	case reflect.Float32, reflect.Float64:
@@ -225,6 +225,15 @@ func keyOfValue(v reflect.Value) any {
 		return int64(v.Uint())
 	}
 	return v.Int()
+}
+
+// timeOf returns v, a time.Time, without copying it when addressable.
+func timeOf(v reflect.Value) *time.Time {
+	if v.CanAddr() {
+		return v.Addr().Interface().(*time.Time)
+	}
+	t := v.Interface().(time.Time)
+	return &t
 }
 
 // keysEqual reports whether the keys x and y, neither nil, are equal.

@@ -106,10 +106,10 @@ func literal(f float64) bun.Safe { return bun.Safe(strconv.FormatFloat(f, 'e', -
 func (s *Source[T]) checkTies(items []T) error {
 	u := s.cols[len(s.cols)-1]
 	for i := 1; i < len(items); i++ {
-		if !u.same(items[i-1], items[i]) {
+		if !u.same(&items[i-1], &items[i]) {
 			continue
 		}
-		a, b := s.keys(items[i-1]), s.keys(items[i])
+		a, b := s.keys(&items[i-1]), s.keys(&items[i])
 		if slices.EqualFunc(a, b, func(x, y any) bool { return x == y || x != nil && y != nil && keysEqual(x, y) }) {
 			return fmt.Errorf("%w: two rows have the same values of every column, %v, though %q is unique", ErrInvalidSource, a, u.name)
 		}
@@ -128,7 +128,8 @@ func (s *Source[T]) checkNulls(ctx context.Context, items []T, end bool) error {
 	}
 	u := s.cols[len(s.cols)-1]
 	var ids []any
-	for _, it := range items {
+	for j := range items {
+		it := &items[j]
 		for _, i := range s.nullChecked {
 			if s.cols[i].zero(it) {
 				id, _ := u.arg(u.key(it))

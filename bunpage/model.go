@@ -113,31 +113,44 @@ func fieldColumn[T any](table *schema.Table, f *schema.Field, c Column[T]) (Colu
 	c.kind, c.f32 = kindOfType(t), t.Kind() == reflect.Float32
 	c.unique = c.unique || uniqueField(table, f)
 	index := f.Index
-	c.key = func(it T) any {
-		v := reflect.ValueOf(it)
+	// get returns the field's value in the item at it, false for NULL.
+	get := func(it *T) (reflect.Value, bool) {
+		v := reflect.ValueOf(it).Elem()
 		if v.Kind() == reflect.Pointer {
 			if v.IsNil() {
-				return nil
+				return v, false
 			}
 			v = v.Elem()
 		}
 		fv, err := v.FieldByIndexErr(index)
 		if err != nil {
-			return nil // a nil embedded pointer
+			return fv, false // a nil embedded pointer
 		}
-		if fv, ok := value(fv); ok {
-			return keyOfValue(fv)
+		return value(fv)
+	}
+	c.key = func(it *T) any {
+		if v, ok := get(it); ok {
+			return keyOfValue(v)
 		}
 		return nil
 	}
-	c.same = func(a, b T) bool {
-		x, y := c.key(a), c.key(b)
-		return x == y || x != nil && y != nil && keysEqual(x, y)
+	c.same = func(a, b *T) bool {
+		x, xok := get(a)
+		y, yok := get(b)
+		if !xok || !yok {
+			return xok == yok
+		}
+		switch c.kind {
+		case kindTime:
+			return timeOf(x).UnixMicro() == timeOf(y).UnixMicro()
+		case kindString:
+			return x.String() == y.String()
+		}
+		return x.Equal(y)
 	}
-	zero := reflect.Zero(t)
-	c.zero = func(it T) bool {
-		k := c.key(it)
-		return k == nil || keysEqual(k, keyOfValue(zero))
+	c.zero = func(it *T) bool {
+		v, ok := get(it)
+		return !ok || v.IsZero()
 	}
 	return c, nil
 }

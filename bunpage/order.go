@@ -22,21 +22,21 @@ func (s *Source[T]) checkOrder(items []T, at []any, back bool) error {
 	if n == 0 {
 		return nil
 	}
-	first := s.keys(items[0])
+	first := s.keys(&items[0])
 	if at != nil && !back {
 		if err := s.after(at, first); err != nil {
 			return err
 		}
 	}
 	if n >= 2 {
-		if err := s.after(first, s.keys(items[1])); err != nil {
+		if err := s.after(first, s.keys(&items[1])); err != nil {
 			return err
 		}
 	}
 	last := first
 	if n >= 3 {
-		prev := s.keys(items[n-2])
-		last = s.keys(items[n-1])
+		prev := s.keys(&items[n-2])
+		last = s.keys(&items[n-1])
 		if err := s.after(prev, last); err != nil {
 			return err
 		}
@@ -44,7 +44,7 @@ func (s *Source[T]) checkOrder(items []T, at []any, back bool) error {
 			return err
 		}
 	} else if n == 2 {
-		last = s.keys(items[1])
+		last = s.keys(&items[1])
 	}
 	if at != nil && back {
 		return s.after(last, at)
