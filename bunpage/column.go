@@ -102,9 +102,9 @@ func Nullable[T any, V Value](name string, value func(T) *V) Column[T] {
 // Go field ("CreatedAt") of T's bun model, ascending. [New] resolves it
 // and reads its values from the field: a pointer, a sql.Null type or a
 // nullzero field (unless tagged notnull) may be NULL, as with [Nullable];
-// the model's one primary key, or a field tagged unique that is never
-// NULL, is [Column.Unique]. The field's type must be one [Value] allows,
-// or a pointer or sql.Null of one.
+// the model's one primary key, or a field tagged unique on its own, is
+// [Column.Unique]. The field's type must be one [Value] allows, or a
+// pointer or sql.Null of one.
 func Field[T any](name string) Column[T] { return Column[T]{name: name, byField: true} }
 
 // Expr returns c selected by the SQL expression sql, with bun's

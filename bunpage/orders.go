@@ -60,7 +60,7 @@ func (o Orders[T]) Names() []string {
 
 // New returns the Source of the rows q selects in the order named name
 // (the first for ""), as [New] does. A cursor holds only for the order
-// that issued it: another's is [driver.ErrCursorForeign]. A name not
+// that issued it: another's is driver.ErrCursorForeign. A name not
 // among the orders is an error wrapping [ErrUnknownOrder]; two orders
 // of one name, or none, one wrapping [ErrInvalidSource].
 func (o Orders[T]) New(db bun.IDB, q *bun.SelectQuery, name string) (*Source[T], error) {
