@@ -34,7 +34,8 @@ func (a arrayItem) MarshalJSON() ([]byte, error) { return json.Marshal(a.parts) 
 // (in batches by encoding/json, or one at a time by the compiled encoder,
 // for the types it compiles) with what encoding/json encoding them one at
 // a time gives: the same items
-// encoded (up to the first that takes them over the ceiling), the same
+// encoded (up to the first that takes them over the ceiling or the token
+// limit), the same
 // offsets of each item's end, and the same runes for every prefix.
 func checkBatches[T any](t *testing.T, name string, b Budget, items []T) {
 	t.Helper()
@@ -50,6 +51,15 @@ func checkBatches[T any](t *testing.T, name string, b Budget, items []T) {
 	for i := range items {
 		if i > 0 && cum[i]+i-1 > f.charCap {
 			break
+		}
+		if f.est && i > 0 {
+			// Nor past the first item that takes the estimate over the
+			// token limit.
+			var e estimate
+			e.addBytes(ref[:ends[i-1]])
+			if e.tokens() > f.limitTokens {
+				break
+			}
 		}
 		enc, err := marshalNoEscape(&items[i])
 		if err != nil {

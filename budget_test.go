@@ -196,8 +196,11 @@ func checkMaximal[T any](t *testing.T, name string, b Budget, in FitInput[T], fd
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.m < f.n && f.itemRunes(f.m) <= f.charCap {
-		t.Errorf("%s: encoding stopped after %d of %d items, whose %d characters fit the ceiling %d", name, f.m, f.n, f.itemRunes(f.m), f.charCap)
+	if f.m < f.n && !f.overAt(f.m) {
+		t.Errorf("%s: encoding stopped after %d of %d items, whose %d characters fit the ceiling %d (and tokens the limit %d)", name, f.m, f.n, f.itemRunes(f.m), f.charCap, f.limitTokens)
+	}
+	if f.m > 1 && f.overAt(f.m-1) {
+		t.Errorf("%s: encoding went on to %d items after %d were over the budget", name, f.m, f.m-1)
 	}
 	for k := fd.Kept + 1; k <= f.m; k++ {
 		reason := f.capReason
@@ -210,7 +213,9 @@ func checkMaximal[T any](t *testing.T, name string, b Budget, in FitInput[T], fd
 		}
 		if f.est && s.chars <= f.charCap && k < f.n && b.MaxTokens > 0 {
 			// Keeping k items, cut by the token limit: the reason says so.
-			if next, err := f.sizeOf(k+1, reason); err == nil && next.chars <= f.charCap && k+1 <= f.m {
+			if k+1 > f.m {
+				// Not encoded: over the budget alone.
+			} else if next, err := f.sizeOf(k+1, reason); err == nil && next.chars <= f.charCap {
 				if s, err = f.sizeOf(k, ReasonTokenLimit); err != nil {
 					t.Fatal(err)
 				}

@@ -147,6 +147,11 @@ func prepareFit[T any](b Budget, in FitInput[T]) (*fitter, error) {
 	// for: encoding stops after the batch that takes the items over it.
 	w := &f.w
 	w.items, w.most = len(items), 4*min(f.charCap, math.MaxInt/8)
+	if f.est {
+		// The token limit bounds the response too: reserve for a
+		// generous 16 bytes a token, and grow past it if need be.
+		w.most = min(w.most, 16*min(f.limitTokens, math.MaxInt/32))
+	}
 	// A pointer to the batch, which encodes as the batch does (its items
 	// addressable, as json.Marshal([]T) sees them), set for each batch
 	// without boxing a slice header each time.
@@ -160,7 +165,7 @@ func prepareFit[T any](b Budget, in FitInput[T]) (*fitter, error) {
 		}
 		single = false // every item is encoded, or the ceiling reached
 	}
-	for !single && f.m < f.n && !f.over(f.m) {
+	for !single && f.m < f.n && !f.over(f.m) && !f.tokensOver() {
 		c := f.batchSize()
 		if batch == nil {
 			batch = new([]T)
@@ -224,7 +229,7 @@ func encodeFast[T any](f *fitter, items []T, fe encFunc) error {
 	if f.est {
 		sum, f.summed = &f.sum, f.m == 0
 	}
-	for f.m < f.n && !f.over(f.m) {
+	for f.m < f.n && !f.over(f.m) && !f.tokensOver() {
 		i := f.m
 		if i > 0 {
 			// Room for the items to come, as for encoding/json's.
@@ -248,7 +253,7 @@ func encodeFast[T any](f *fitter, items []T, fe encFunc) error {
 		f.buf = w.b
 		f.m++
 		f.ends[i] = len(w.b) - 1
-		if f.ends[i]-f.allEnd >= readAhead {
+		if f.ends[i]-f.allEnd >= readAhead || f.nearTokens() {
 			f.readEncoded()
 		}
 	}

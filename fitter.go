@@ -24,7 +24,7 @@ func (f *fitter) addBatch(c int) {
 	if c > 1 {
 		f.split = false
 	}
-	if end-f.allEnd >= readAhead {
+	if end-f.allEnd >= readAhead || f.nearTokens() {
 		f.readEncoded()
 	}
 }
@@ -67,6 +67,14 @@ func (f *fitter) batchSize() int {
 	}
 	used := f.ends[f.m-1] - len(resultsOpen) + 1 // bytes, at least the runes
 	room := max(0, f.charCap-used) / max(1, used/f.m)
+	if f.est {
+		// And no more than the token limit leaves room for, at the mean
+		// estimate of the items so far.
+		f.readEncoded()
+		if t := f.snaps[f.read].tokens(); t > 0 {
+			room = min(room, max(0, f.limitTokens-t)/max(1, t/f.read))
+		}
+	}
 	return max(1, min(f.n-f.m, 3*f.m, room+1))
 }
 
@@ -81,17 +89,37 @@ func (f *fitter) over(k int) bool {
 	return f.itemRunes(k) > f.charCap
 }
 
+// nearTokens reports whether the items encoded but not yet read may take
+// the estimate over the token limit, at the rate of those read: then they
+// are read at once, so that encoding stops soon after the limit.
+func (f *fitter) nearTokens() bool {
+	if !f.est || f.read == 0 {
+		return false
+	}
+	t := f.snaps[f.read].tokens()
+	unread := f.ends[f.m-1] - f.allEnd
+	return t+unread*t/max(1, f.allEnd-len(resultsOpen)) > f.limitTokens
+}
+
+// tokensOver reports whether the items read so far are estimated over the
+// token limit: no response holding them fits, and the items after them
+// are not needed. Only the Estimator knows before assembly.
+func (f *fitter) tokensOver() bool {
+	return f.est && f.read > 0 && f.snaps[f.read].tokens() > f.limitTokens
+}
+
 // settleEncoded cuts m back to what encoding one item at a time would have
-// encoded: items up to the first whose characters take the items over
-// the ceiling. A batch encodes past it, or may.
+// encoded: items up to the first that takes the items over the ceiling,
+// or with the Estimator over the token limit. A batch, or a reading of the
+// items' tokens that comes after several, encodes past it, or may.
 func (f *fitter) settleEncoded() {
 	last := min(f.m, f.n-1) // one at a time, item n-1 is the last checked
-	if last < 1 || !f.over(last) {
+	if last < 1 || !f.over(last) && !f.tokensOverAt(last) {
 		return
 	}
-	lo, hi := 1, last // the first k with itemRunes(k) > charCap is in [lo, hi]
+	lo, hi := 1, last // the first k with overAt(k) is in [lo, hi]
 	for lo < hi {
-		if mid := (lo + hi) / 2; f.itemRunes(mid) > f.charCap {
+		if mid := (lo + hi) / 2; f.overAt(mid) {
 			hi = mid
 		} else {
 			lo = mid + 1
@@ -99,6 +127,28 @@ func (f *fitter) settleEncoded() {
 	}
 	f.m = lo
 	f.summed = false // sum has the runes of items past m
+}
+
+// overAt reports whether no response holds the first k items, k <= m:
+// their characters are over the ceiling, or with the Estimator their
+// tokens over the limit.
+func (f *fitter) overAt(k int) bool {
+	return f.over(k) || f.tokensOverAt(k)
+}
+
+// tokensOverAt reports whether, with the Estimator, the first k items,
+// k <= m, are estimated over the token limit. The estimate of all m items,
+// which the search reads anyway, answers for every k when it is within.
+func (f *fitter) tokensOverAt(k int) bool {
+	if !f.est || k == 0 {
+		return false
+	}
+	f.readEncoded()
+	if f.snaps[f.read].tokens() <= f.limitTokens {
+		return false
+	}
+	e := f.snap(k)
+	return e.tokens() > f.limitTokens
 }
 
 // splitItems finds the end of every item encoded in a batch, once.
