@@ -58,14 +58,11 @@ func run(ctx context.Context, path string, w io.Writer) error {
 		return err
 	}
 
-	// The tool: list_tasks(status), highest priority first. The order ends
-	// with a unique column, so pages never skip or repeat a task.
+	// The tool: list_tasks(status), highest priority first. By ends the
+	// order with the primary key, so pages never skip or repeat a task.
 	listTasks := func(ctx context.Context, status string, page bounded.Page, budget bounded.Budget) (bounded.Fitted, error) {
 		q := db.NewSelect().Model((*Task)(nil)).Where("status = ?", status)
-		src, err := bunpage.New(db, q,
-			bunpage.Col("priority", func(t Task) int64 { return t.Priority }).Desc(),
-			bunpage.Col("id", func(t Task) int64 { return t.ID }).Unique(),
-		)
+		src, err := bunpage.By[Task](db, q, "-priority")
 		if err != nil {
 			return bounded.Fitted{}, err
 		}
