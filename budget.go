@@ -82,6 +82,20 @@ type Budget struct {
 	WarnAt float64
 	// Logger receives Fit's warnings; nil means none are logged.
 	Logger *slog.Logger
+	// Observer is told of every response Fit writes; nil means none is.
+	Observer Observer
+}
+
+// Observer receives a report of each response [Fit] writes, for metrics:
+// how many were cut, how much of the budget they use. Package
+// github.com/boundedkit/bounded/boundedotel records them as OpenTelemetry
+// metrics. It must be safe for concurrent use and return quickly.
+type Observer interface {
+	// ObserveResponse is called once per response, with the tool's name
+	// (the Call's Tool) and its truncation report: results offered and
+	// kept, characters and tokens against their limits, and the reason
+	// of a cut ("" when none).
+	ObserveResponse(ctx context.Context, tool string, tr Truncation)
 }
 
 // Budget100K is 100,000 characters, a 0.8 margin and 4 characters a token:

@@ -1209,8 +1209,12 @@ func (f *fitter) tooSmall(s *shape, what string) error {
 		ErrInvalidBudget, what, s.chars, s.tokens, f.limitChars, f.limitTokens)
 }
 
-// log writes the warning of a cut response, or of one near its limits.
+// log reports the response to the Observer, and writes the warning of a
+// cut response, or of one near its limits.
 func (f *fitter) log(fd *Fitted) {
+	if f.b.Observer != nil {
+		f.b.Observer.ObserveResponse(f.ctx, f.call.Tool, fd.Truncation)
+	}
 	if f.b.Logger == nil {
 		return
 	}
