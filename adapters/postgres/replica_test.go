@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/adapters/internal/adaptertest"
 	"github.com/boundedkit/bounded/adapters/postgres"
 	"github.com/boundedkit/bounded/ports"
 	"github.com/uptrace/bun"
@@ -42,7 +43,7 @@ func caughtUp(ctx context.Context, t *testing.T, primary, replica *bun.DB) {
 	if err := primary.QueryRowContext(ctx, "SELECT pg_current_wal_lsn()::text").Scan(&lsn); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	ctx, cancel := context.WithTimeout(ctx, adaptertest.WaitLimit(t))
 	defer cancel()
 	for {
 		var done bool

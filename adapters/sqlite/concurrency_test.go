@@ -100,7 +100,8 @@ func importDemoVault(ctx context.Context, s ports.Notes) (adaptertest.ImportRepo
 // TestFuzzyReadsBesideWriter checks that fuzzy SearchNodes, whose
 // statements share one snapshot, reads through a second pool while a
 // writer holds the database's write lock: its transaction is deferred, a
-// read, where one begun through database/sql would wait for the lock.
+// read, where one begun through database/sql would wait for the lock
+// (until the busy timeout, then fail with SQLITE_BUSY).
 func TestFuzzyReadsBesideWriter(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "read.db")
@@ -128,7 +129,7 @@ func TestFuzzyReadsBesideWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.ExecContext(ctx, "ROLLBACK")
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, adaptertest.WaitLimit(t))
 	defer cancel()
 	pg, err := r.SearchNodes(ctx, ports.NodeQuery{Queries: []string{"alpah bravo"}, Mode: ports.Fuzzy, Threshold: 0.3}, bounded.Page{Limit: 5})
 	if err != nil {

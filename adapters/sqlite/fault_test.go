@@ -54,14 +54,15 @@ func denseStore(t *testing.T, k int) (*sqlite.Store, *bun.DB, string) {
 // SQLite about 0.75 s: 32 notes of 16 KB of "a" searched for 4,000 "a"s
 // and a "b" (SQLite's instr compares the query at every position of the
 // text, so its time grows with the text's length times the query's). The
-// call returns promptly (the driver interrupts the statement) with an
-// error wrapping the context's, and the store answers the next call. The
-// deep run writes 128 notes; under the race detector, which makes each
-// note take about 0.8 s, 4, and the uninterrupted call is not timed.
+// call returns (the driver interrupts the statement) before half the time
+// the uninterrupted call took in the same run, with an error wrapping the
+// context's, and the store answers the next call. The deep run writes 128
+// notes; under the race detector, which makes each note take about 0.8 s,
+// 2.
 func TestCancelMidQuery(t *testing.T) {
 	s, _ := openDB(t, "cancel.db")
 	ctx := context.Background()
-	for i := range adaptertest.Scaled(deeptest.Size(32, 128), 4) {
+	for i := range adaptertest.Scaled(deeptest.Size(32, 128), 2) {
 		if err := s.PutNote(ctx, ports.Note{ID: fmt.Sprintf("a/%03d", i), Title: "A", Content: strings.Repeat("a", 16<<10)}); err != nil {
 			t.Fatal(err)
 		}
@@ -71,23 +72,23 @@ func TestCancelMidQuery(t *testing.T) {
 		_, err := s.SearchNotes(ctx, query, bounded.Page{})
 		return err
 	}
-	if !adaptertest.Race {
-		start := time.Now()
-		if err := search(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if took := time.Since(start); took < 200*time.Millisecond {
-			t.Fatalf("the call takes %v, too little to be interrupted 20 ms in", took)
-		}
+	const cancelAfter = 20 * time.Millisecond
+	start := time.Now()
+	if err := search(ctx); err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	if took < 4*cancelAfter {
+		t.Fatalf("the call takes %v, too little to be interrupted %v in", took, cancelAfter)
 	}
 	for _, deadline := range []bool{false, true} {
-		late, err := adaptertest.Interrupted(t, search, 20*time.Millisecond, 500*time.Millisecond, deadline)
+		late, err := adaptertest.Interrupted(t, search, cancelAfter, deadline, took/2)
 		want := context.Canceled
 		if deadline {
 			want = context.DeadlineExceeded
 		}
 		adaptertest.WantContextErr(t, fmt.Sprintf("SearchNotes interrupted (deadline %v)", deadline), err, want)
-		t.Logf("deadline %v: returned %v after the context ended: %v", deadline, late, err)
+		t.Logf("deadline %v: returned %v after the context ended (uninterrupted: %v): %v", deadline, late, took, err)
 	}
 	if _, err := s.ListNotes(ctx, ports.ListFilter{}, bounded.Page{Limit: 5}); err != nil {
 		t.Errorf("after the interrupted calls: %v", err)
@@ -116,7 +117,7 @@ func TestPoolExhausted(t *testing.T) {
 	}
 	for name, call := range calls {
 		for _, deadline := range []bool{false, true} {
-			late, err := adaptertest.Interrupted(t, call, 100*time.Millisecond, 300*time.Millisecond, deadline)
+			late, err := adaptertest.Interrupted(t, call, 100*time.Millisecond, deadline, 0)
 			want := context.Canceled
 			if deadline {
 				want = context.DeadlineExceeded
@@ -137,9 +138,10 @@ func TestPoolExhausted(t *testing.T) {
 
 // TestLockedByAnotherProcess holds SQLite's write lock from another
 // connection (another process, as far as the store can tell): reads go on
-// (WAL), a write waits (busy_timeout) and returns promptly with the
-// context's error when canceled, and succeeds once the lock is released
-// within the busy timeout. No SQLITE_BUSY reaches the caller.
+// (WAL), a write waits (busy_timeout) and returns with the context's error
+// when canceled, before the busy timeout would have ended its wait, and
+// succeeds once the lock is released within the busy timeout. No
+// SQLITE_BUSY reaches the caller.
 func TestLockedByAnotherProcess(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "locked.db")
@@ -165,14 +167,20 @@ func TestLockedByAnotherProcess(t *testing.T) {
 		t.Errorf("a read while another connection holds the write lock: %v", err)
 	}
 	put := func(ctx context.Context) error { return s.PutNote(ctx, ports.Note{ID: "x", Title: "X"}) }
+	var busyMillis int64
+	if err := db.QueryRow("PRAGMA busy_timeout").Scan(&busyMillis); err != nil {
+		t.Fatal(err)
+	}
+	busy := time.Duration(busyMillis) * time.Millisecond
+	const cancelAfter = 50 * time.Millisecond
 	for _, deadline := range []bool{false, true} {
-		late, err := adaptertest.Interrupted(t, put, 50*time.Millisecond, 300*time.Millisecond, deadline)
+		late, err := adaptertest.Interrupted(t, put, cancelAfter, deadline, busy)
 		want := context.Canceled
 		if deadline {
 			want = context.DeadlineExceeded
 		}
 		adaptertest.WantContextErr(t, fmt.Sprintf("PutNote waiting for the write lock (deadline %v)", deadline), err, want)
-		t.Logf("deadline %v: returned %v after the context ended: %v", deadline, late, err)
+		t.Logf("deadline %v: returned %v after the context ended (busy timeout %v): %v", deadline, late, busy, err)
 	}
 	release := time.AfterFunc(200*time.Millisecond, func() { conn.ExecContext(ctx, "COMMIT") })
 	defer release.Stop()

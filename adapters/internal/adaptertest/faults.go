@@ -18,10 +18,14 @@ import (
 
 // Interrupted runs call with a context that is canceled after cancelAfter
 // (or, with deadline set, that expires then), and checks that call returns
-// an error within within of that moment. It returns how long after the
-// cancellation call returned, and its error; whether the error wraps the
-// context's error is left to the caller (see WantContextErr).
-func Interrupted(t *testing.T, call func(ctx context.Context) error, cancelAfter, within time.Duration, deadline bool) (time.Duration, error) {
+// an error, and, when before is not 0, that it returns before that time
+// from its start: the time it would take to end otherwise, measured in
+// the same run (the uninterrupted call) or set by the test (a timeout it
+// configured). A call that has not returned by [WaitLimit] fails as hung.
+// It returns how long after the cancellation call returned, and its error;
+// whether the error wraps the context's error is left to the caller (see
+// WantContextErr).
+func Interrupted(t *testing.T, call func(ctx context.Context) error, cancelAfter time.Duration, deadline bool, before time.Duration) (time.Duration, error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	if deadline {
@@ -35,18 +39,31 @@ func Interrupted(t *testing.T, call func(ctx context.Context) error, cancelAfter
 	go func() { done <- call(ctx) }()
 	select {
 	case err := <-done:
-		late := time.Since(start) - cancelAfter
+		took := time.Since(start)
+		late := took - cancelAfter
 		if err == nil {
-			t.Fatalf("the call ended without an error %v after the context was canceled (it finished %v after the start: too fast to be interrupted?)", late, time.Since(start))
+			t.Fatalf("the call ended without an error %v after the context was canceled (it finished %v after the start: too fast to be interrupted?)", late, took)
 		}
-		if late > within {
-			t.Errorf("the call returned %v after its context was canceled, want at most %v: %v", late, within, err)
+		if before > 0 && took >= before {
+			t.Errorf("the call returned %v after its start, %v after its context was canceled: not before %v, when it would end anyway: %v", took, late, before, err)
 		}
 		return late, err
-	case <-time.After(cancelAfter + within + 30*time.Second):
-		t.Fatalf("the call has not returned %v after its context was canceled: it hangs", within+30*time.Second)
+	case <-time.After(WaitLimit(t)):
+		t.Fatalf("the call has not returned %v after its context was canceled: it hangs", time.Since(start)-cancelAfter)
 	}
 	return 0, nil
+}
+
+// WaitLimit is how long a test may wait for what must happen (a call to
+// return, a server to act) before failing: 2 minutes, or nine tenths of
+// the time left before the test binary's deadline (go test -timeout) when
+// that is sooner. It bounds waits for hangs, not latency.
+func WaitLimit(t *testing.T) time.Duration {
+	limit := 2 * time.Minute
+	if end, ok := t.Deadline(); ok {
+		limit = min(limit, time.Until(end)*9/10)
+	}
+	return limit
 }
 
 // WantContextErr checks that err wraps want (context.Canceled or
