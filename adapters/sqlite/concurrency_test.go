@@ -48,8 +48,9 @@ func TestOpenPragmas(t *testing.T) {
 // TestConcurrentWrites writes 16 goroutines x 200 runs, notes, entities
 // and chunks at once (16 x 25 under the race detector) into one database
 // file through two stores opened with Open (two pools: as two processes,
-// they contend for SQLite's lock, which busy_timeout must absorb): no write
-// fails (no SQLITE_BUSY escapes), and every item is stored exactly once.
+// they contend for SQLite's lock, and a write waits for it as long as its
+// context allows, however long the other pool keeps it): no write fails
+// (no SQLITE_BUSY escapes), and every item is stored exactly once.
 func TestConcurrentWrites(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "concurrent.db")
 	var stores []adaptertest.Store

@@ -28,6 +28,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -49,7 +50,23 @@ var Dialect = sqlstore.Dialect{
 	Fuzzy:     sqlstore.FuzzyTrigramTable,
 	NoteIndex: sqlstore.NoteIndexFTS5,
 	CrossJoin: true,
+	Busy:      busy,
 }
+
+// busy reports SQLITE_BUSY (or an extended code of it): another
+// connection held the database's lock past the connection's busy timeout.
+// modernc.org/sqlite's errors carry the code; other drivers' are known by
+// SQLite's message.
+func busy(err error) bool {
+	var coded interface{ Code() int }
+	if errors.As(err, &coded) {
+		return coded.Code()&0xff == sqliteBusy
+	}
+	return strings.Contains(err.Error(), "database is locked")
+}
+
+// sqliteBusy is SQLite's result code SQLITE_BUSY.
+const sqliteBusy = 5
 
 // Store implements [ports.Notes], [ports.Knowledge], [ports.History] and
 // [ports.Code] on SQLite. Each method's contract (order, limits, errors) is
@@ -117,8 +134,10 @@ func New(ctx context.Context, db bun.IDB, opts ...Option) (*Store, error) {
 // The pool holds one connection: SQLite allows one writer at a time, and
 // one connection makes every write of this process wait its turn instead
 // of failing with SQLITE_BUSY. Transactions take the write lock when they
-// begin (BEGIN IMMEDIATE), so that busy_timeout covers other processes too:
-// a transaction that read first could not wait to upgrade its lock. For
+// begin (BEGIN IMMEDIATE), so that other processes' writes wait too: a
+// transaction that read first could not wait to upgrade its lock. A
+// write that finds the lock held past busy_timeout is tried again, for as
+// long as its context lasts: it fails only with the context's error. For
 // many concurrent readers, Open the file again, raise that second pool
 // (db.SetMaxOpenConns) and read through its store; keep writes on the
 // first.

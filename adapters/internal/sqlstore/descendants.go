@@ -52,16 +52,19 @@ func (s *Store) Descendants(ctx context.Context, id string, maxDepth int, p boun
 		var page bounded.Rows[ports.Descendant]
 		var found bool
 		var inner error // an error of a statement, already wrapped
-		err = s.db.RunInTx(ctx, opts, func(ctx context.Context, tx bun.Tx) error {
-			ts := &Store{db: tx, d: s.d}
-			levels, err := ts.walk(ctx, id, maxDepth)
-			if err != nil {
+		err = s.untilFree(ctx, func() error {
+			inner = nil
+			return s.db.RunInTx(ctx, opts, func(ctx context.Context, tx bun.Tx) error {
+				ts := &Store{db: tx, d: s.d}
+				levels, err := ts.walk(ctx, id, maxDepth)
+				if err != nil {
+					inner = err
+					return err
+				}
+				page, found, err = ts.descendantsPage(ctx, id, levels, req)
 				inner = err
 				return err
-			}
-			page, found, err = ts.descendantsPage(ctx, id, levels, req)
-			inner = err
-			return err
+			})
 		})
 		switch {
 		case inner != nil:

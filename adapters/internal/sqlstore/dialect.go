@@ -102,6 +102,12 @@ type Dialect struct {
 	// [driver.Codec]; the zero Codec: unsigned, with a checksum). It is
 	// not an engine difference: the adapters' options set it.
 	Cursors driver.Codec
+	// Busy reports an error of a lock that another connection held past
+	// the driver's own wait (SQLite's SQLITE_BUSY, after busy_timeout):
+	// the store then runs the transaction, or the schema's creation,
+	// again, for as long as its context lasts ([Store.untilFree]). nil:
+	// no error is retried.
+	Busy func(err error) bool
 	// Float8 wraps a SQL expression of type real (float4) so that it is
 	// scanned as an exact float64; "" leaves it as it is. Postgres:
 	// "(%s)::float8", because a float4 printed as text and parsed as a

@@ -63,10 +63,11 @@ func New(ctx context.Context, db bun.IDB, d Dialect) (*Store, error) {
 		}
 		return &Store{db: db, d: d}, nil
 	}
-	if err := createSchema(ctx, db, d); err != nil {
+	s := &Store{db: db, d: d}
+	if err := s.untilFree(ctx, func() error { return createSchema(ctx, db, d) }); err != nil {
 		return nil, ContextErr(ctx, err)
 	}
-	return &Store{db: db, d: d}, nil
+	return s, nil
 }
 
 // DB returns the database the store uses.
@@ -424,11 +425,15 @@ func (s *Store) wrap(err error) error {
 }
 
 // tx runs f in a transaction on s.db: a real one on a database or
-// connection, a savepoint inside the caller's transaction. When ctx has
-// ended, the error wraps ctx's error too ([ContextErr]).
+// connection, a savepoint inside the caller's transaction. A transaction
+// that finds the database locked by another connection is run again while
+// ctx lasts ([Store.untilFree]). When ctx has ended, the error wraps ctx's
+// error too ([ContextErr]).
 func (s *Store) tx(ctx context.Context, f func(ctx context.Context, tx bun.IDB) error) error {
-	return ContextErr(ctx, s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		return f(ctx, tx)
+	return ContextErr(ctx, s.untilFree(ctx, func() error {
+		return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			return f(ctx, tx)
+		})
 	}))
 }
 
