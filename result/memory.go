@@ -137,7 +137,7 @@ func (m *Memory) Segments(ctx context.Context, id, node string, from Pos, n int)
 	defer m.mu.Unlock()
 	o, ok := m.snaps[id]
 	if !ok {
-		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+		return nil, nil
 	}
 	list := o.segs[node]
 	// The first segment after from, less one.

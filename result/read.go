@@ -216,7 +216,7 @@ func rootNode(t *jtree.Tree) int {
 // segments calls f with the segments of node from the last at or before
 // from, in order, until f returns false.
 func (r *reader) segments(node string, from Pos, f func(Segment) bool) error {
-	const batch = 8
+	batch := 2 // a page takes one segment or two; a text window more
 	at, seen := from, false
 	var last Pos
 	for {
@@ -237,7 +237,7 @@ func (r *reader) segments(node string, from Pos, f func(Segment) bool) error {
 		if !progressed || len(segs) < batch {
 			return nil
 		}
-		at = last
+		at, batch = last, min(2*batch, 16)
 	}
 }
 

@@ -98,7 +98,8 @@ type Store interface {
 	Header(ctx context.Context, id string) (Header, error)
 	// Segments returns up to n segments of node of snapshot id, in Pos
 	// order: the last at or before from (or the first, if none is), then
-	// those after it. n is at least 1. None is not an error.
+	// those after it. n is at least 1. None (no such node or snapshot) is
+	// not an error.
 	Segments(ctx context.Context, id, node string, from Pos, n int) ([]Segment, error)
 	// Delete deletes snapshot id; one not found is not an error.
 	Delete(ctx context.Context, id string) error
