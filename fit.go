@@ -193,6 +193,10 @@ func prepareFit[T any](b Budget, in FitInput[T]) (*fitter, error) {
 		f.buf = w.b
 	}
 	f.settleEncoded()
+	if f.est && f.m < f.n && !f.over(f.m) {
+		// Encoding stopped at the token limit: any cut is its.
+		f.capReason = ReasonTokenLimit
+	}
 	return f, nil
 }
 

@@ -3,6 +3,7 @@ package bounded
 import (
 	"context"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -27,7 +28,7 @@ func (o *recordObserver) ObserveResponse(ctx context.Context, tool string, tr Tr
 // TestObserver: the Observer hears of every response Fit writes, once,
 // with its tool, context and truncation report, and of none it refuses.
 func TestObserver(t *testing.T) {
-	items := docs(30)
+	items := docs(slices.Repeat([]int{120}, 30)...)
 	ctx := context.WithValue(context.Background(), ctxKey{}, "fit")
 	for _, b := range []Budget{{}, {MaxChars: 2000, Margin: 1}, {MaxChars: 2000, MaxTokens: 300, Margin: 1}, {MaxChars: 600, Margin: 1}} {
 		o := new(recordObserver)
@@ -43,5 +44,27 @@ func TestObserver(t *testing.T) {
 	o := new(recordObserver)
 	if _, err := Fit(Budget{MaxChars: 10, Margin: 1, Observer: o}, FitInput[doc]{Page: pageOf(items, 0, 30, 30), Call: searchCall}); err == nil || len(o.got) != 0 {
 		t.Errorf("a budget no response fits: %v, %d reports; want an error and none", err, len(o.got))
+	}
+}
+
+// TestFitStopsAtTokenLimit: under a token limit far below the character
+// ceiling, encoding stops after the first item over it, and the cut is
+// reported as the token limit's.
+func TestFitStopsAtTokenLimit(t *testing.T) {
+	items := docs(slices.Repeat([]int{300}, 200)...)
+	in := FitInput[doc]{Page: pageOf(items, 0, 200, 200), Call: searchCall}
+	for _, b := range []Budget{{MaxChars: 1_000_000, MaxTokens: 2000, Margin: 1}, {MaxChars: 1_000_000, MaxTokens: 5000, Margin: 1}} {
+		fd, err := Fit(b, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := prepareFit(b, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fd.Truncation.Reason != ReasonTokenLimit || f.m >= 200 || !f.tokensOverAt(f.m) || f.tokensOverAt(f.m-1) {
+			t.Errorf("%d kept, %d encoded of 200, reason %q; want the token limit's cut, encoding stopped after the first item over it", fd.Kept, f.m, fd.Truncation.Reason)
+		}
+		f.release()
 	}
 }
