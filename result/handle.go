@@ -28,8 +28,11 @@ var (
 // HandleError is the error of a read whose handle cannot be used: its
 // message says what to call instead.
 type HandleError struct {
-	// Err wraps ErrInvalidHandle, ErrExpired or ErrNotFound.
+	// Err wraps ErrInvalidHandle, ErrExpired or ErrNotFound, and the
+	// driver's reason.
 	Err error
+	// Reason says what is wrong, for the model.
+	Reason string
 	// Tool and Args are the call whose result the handle named, when
 	// known: calling it again gives a new handle.
 	Tool string
@@ -44,7 +47,7 @@ func (e *HandleError) Error() string {
 	case e.Tool != "":
 		again = fmt.Sprintf("call %s again, with the arguments you gave it, for a new one", e.Tool)
 	}
-	return e.Err.Error() + "; " + again
+	return e.Reason + "; " + again
 }
 
 func (e *HandleError) Unwrap() error { return e.Err }
@@ -66,31 +69,43 @@ func (b *Bounder) newHandle(call Call) (id, handle string, err error) {
 	return strconv.FormatInt(n, 36), handle, nil
 }
 
-// openHandle returns the snapshot id handle names for principal.
+// openHandle returns the snapshot id handle names for principal, and
+// the tool that returned it. An expired handle is a *HandleError with the
+// id and tool.
 func (b *Bounder) openHandle(principal, handle string) (id, tool string, err error) {
 	scope := handleScope(principal)
 	cur, err := b.codec.Decode(scope, handle)
 	if errors.Is(err, driver.ErrCursorExpired) && !errors.Is(err, driver.ErrCursorTampered) {
-		// Signed and ours: read the tool's name past its expiry.
+		// Signed and ours: read it past its expiry.
 		old := b.codec
 		old.Now = func() time.Time { return time.Unix(0, 0) }
-		if c, oerr := old.Decode(scope, handle); oerr == nil && len(c.Keys) == 2 {
-			tool, _ = c.Keys[1].(string)
+		if c, oerr := old.Decode(scope, handle); oerr == nil {
+			id, tool, _ = handleKeys(c)
 		}
-		return "", "", &HandleError{Err: fmt.Errorf("%w: %w", ErrExpired, err), Tool: tool}
+		return id, tool, &HandleError{Err: fmt.Errorf("%w: %w", ErrExpired, err), Reason: "the handle expired", Tool: tool}
 	}
 	if err != nil {
-		return "", "", &HandleError{Err: fmt.Errorf("%w: %w", ErrInvalidHandle, err)}
+		return "", "", &HandleError{Err: fmt.Errorf("%w: %w", ErrInvalidHandle, err),
+			Reason: "the handle is not one this server gave this session: altered, cut short, or another session's"}
 	}
-	if len(cur.Keys) != 2 {
-		return "", "", &HandleError{Err: fmt.Errorf("%w: not a result handle", ErrInvalidHandle)}
+	id, tool, ok := handleKeys(cur)
+	if !ok {
+		return "", "", &HandleError{Err: fmt.Errorf("%w: not a result handle", ErrInvalidHandle), Reason: "the handle is not a result's"}
 	}
-	n, ok1 := cur.Keys[0].(int64)
-	tool, ok2 := cur.Keys[1].(string)
+	return id, tool, nil
+}
+
+// handleKeys returns the snapshot id and tool a handle's cursor holds.
+func handleKeys(c driver.Cursor) (id, tool string, ok bool) {
+	if len(c.Keys) != 2 {
+		return "", "", false
+	}
+	n, ok1 := c.Keys[0].(int64)
+	tool, ok2 := c.Keys[1].(string)
 	if !ok1 || !ok2 || n < 0 {
-		return "", "", &HandleError{Err: fmt.Errorf("%w: not a result handle", ErrInvalidHandle)}
+		return "", "", false
 	}
-	return strconv.FormatInt(n, 36), tool, nil
+	return strconv.FormatInt(n, 36), tool, true
 }
 
 // header returns the header of snapshot id, checked against the handle's
@@ -98,16 +113,17 @@ func (b *Bounder) openHandle(principal, handle string) (id, tool string, err err
 func (b *Bounder) header(ctx context.Context, principal, id, tool string) (Header, error) {
 	h, err := b.store.Header(ctx, id)
 	if errors.Is(err, ErrNotFound) {
-		return Header{}, &HandleError{Err: fmt.Errorf("%w: the snapshot is no longer kept", err), Tool: tool}
+		return Header{}, &HandleError{Err: err, Reason: "the result is no longer kept", Tool: tool}
 	}
 	if err != nil {
 		return Header{}, err
 	}
 	if h.Principal != principal || h.Tool != tool {
-		return Header{}, &HandleError{Err: fmt.Errorf("%w: it names another snapshot", ErrInvalidHandle)}
+		return Header{}, &HandleError{Err: fmt.Errorf("%w: it names another snapshot", ErrInvalidHandle), Reason: "the handle names another result"}
 	}
 	if !b.now().Before(h.Expires) {
-		return Header{}, &HandleError{Err: fmt.Errorf("%w at %s", ErrExpired, h.Expires.UTC().Format(time.RFC3339)), Tool: tool, Args: h.Args}
+		return Header{}, &HandleError{Err: fmt.Errorf("%w at %s", ErrExpired, h.Expires.UTC().Format(time.RFC3339)),
+			Reason: "the handle expired", Tool: tool, Args: h.Args}
 	}
 	return h, nil
 }
@@ -116,9 +132,16 @@ func (b *Bounder) header(ctx context.Context, principal, id, tool string) (Heade
 // principal, checked.
 func (b *Bounder) open(ctx context.Context, principal, handle string) (string, *meta, error) {
 	if b.store == nil {
-		return "", nil, &HandleError{Err: fmt.Errorf("%w: no store keeps snapshots", ErrNotFound)}
+		return "", nil, &HandleError{Err: fmt.Errorf("%w: no store keeps snapshots", ErrNotFound), Reason: "no store keeps results here"}
 	}
 	id, tool, err := b.openHandle(principal, handle)
+	var he *HandleError
+	if errors.As(err, &he) && id != "" {
+		// Expired: name the call's arguments while the store has them.
+		if h, herr := b.store.Header(ctx, id); herr == nil && h.Principal == principal && h.Tool == tool {
+			he.Args = h.Args
+		}
+	}
 	if err != nil {
 		return "", nil, err
 	}

@@ -55,12 +55,12 @@ func randomDoc(r *rand.Rand, size, depth int) any {
 // TestWalkRandom walks random documents at random budgets.
 func TestWalkRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	n := deeptest.Size(12, 400)
+	n, size := deeptest.Size(12, 400), 200_000
 	if raceEnabled {
-		n = deeptest.Size(6, 400)
+		n, size = deeptest.Size(5, 400), deeptest.Size(50_000, 200_000)
 	}
 	for i := range n {
-		doc := marshal(randomDoc(r, r.IntN(200_000)+100, 0))
+		doc := marshal(randomDoc(r, r.IntN(size)+100, 0))
 		budget := bounded.Budget{MaxChars: MinChars + r.IntN(20_000), Margin: 1}
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			b := New(NewMemory(Quota{}), Options{})
