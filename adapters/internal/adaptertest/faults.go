@@ -27,6 +27,7 @@ import (
 // WantContextErr).
 func Interrupted(t *testing.T, call func(ctx context.Context) error, cancelAfter time.Duration, deadline bool, before time.Duration) (time.Duration, error) {
 	t.Helper()
+	start := time.Now() // before the cancellation is scheduled: late is never negative
 	ctx, cancel := context.WithCancel(context.Background())
 	if deadline {
 		ctx, cancel = context.WithTimeout(context.Background(), cancelAfter)
@@ -34,7 +35,6 @@ func Interrupted(t *testing.T, call func(ctx context.Context) error, cancelAfter
 		time.AfterFunc(cancelAfter, cancel)
 	}
 	defer cancel()
-	start := time.Now()
 	done := make(chan error, 1)
 	go func() { done <- call(ctx) }()
 	select {
