@@ -176,7 +176,8 @@ func ord(specs ...string) order {
 }
 
 // orders are the orders every walk is checked in: one direction (a row
-// value) and mixed ones (the expanded form), with NULLs last and first.
+// value) and mixed ones (a row value for each run of keys sorting one
+// way, or the expanded form), with NULLs last and first.
 var orders = []order{
 	ord("title", "id unique"),
 	ord("added desc", "id desc unique"),
@@ -186,6 +187,8 @@ var orders = []order{
 	ord("lent", "subtitle desc nullsfirst", "genre", "id unique"),
 	ord("subtitle", "id unique"),
 	ord("year nullsfirst desc", "subtitle", "id unique"),
+	ord("genre", "title", "id desc unique"),
+	ord("year nullsfirst", "title", "added", "id unique"),
 }
 
 func (o order) keys(b book) []any {
@@ -584,9 +587,10 @@ func TestSnapshot(t *testing.T) {
 				t.Fatal(err)
 			}
 			// At least 300 reads, and on until the writer has written 20
-			// books during them (for 10 s at most, on a busy machine).
+			// books during them, however busy the machine; two minutes
+			// guard against a writer that hangs.
 			first, last, reads := -1, -1, 0
-			for deadline := time.Now().Add(10 * time.Second); (reads < 300 || last-first < 20) && time.Now().Before(deadline); reads++ {
+			for hang := time.Now().Add(2 * time.Minute); (reads < 300 || last-first < 20) && time.Now().Before(hang); reads++ {
 				rows, err := src.Fetch(ctx, bounded.Request{Limit: 1})
 				if err != nil {
 					t.Fatal(err)
