@@ -84,6 +84,30 @@ func (b endless) Children(ctx context.Context, id string, p bounded.Page) (bound
 	return pg, err
 }
 
+// noFolders knows no folders: Children of an ID that names no note is
+// ErrNotFound, as when the hierarchy came only from notes.
+type noFolders struct{ *memrepo.Store }
+
+func (b noFolders) Children(ctx context.Context, id string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
+	if _, err := b.Store.GetNote(ctx, id, bounded.Window{MaxLines: 1}); err != nil {
+		return bounded.Paged[ports.NoteRef]{}, err
+	}
+	return b.Store.Children(ctx, id, p)
+}
+
+// exactNames resolves a name only to the node of that exact ID.
+type exactNames struct{ *memrepo.Store }
+
+func (b exactNames) ResolveNotes(ctx context.Context, names []string) ([]ports.Resolution, error) {
+	out, err := b.Store.ResolveNotes(ctx, names)
+	for i, r := range out {
+		if r.ID != r.Name {
+			out[i] = ports.Resolution{Name: r.Name}
+		}
+	}
+	return out, err
+}
+
 // cursorSkipping skips the first item after every cursor of Parents (a
 // keyset predicate of >= where > was meant, the other way round).
 type cursorSkipping struct{ *memrepo.Store }
@@ -371,6 +395,18 @@ func TestBrokenStores(t *testing.T) {
 			func(m *memrepo.Store) Store { return Store{History: cursorAtEarly{m}} },
 			"CursorWrites/ResponseHistory",
 			[]string{"cut"},
+		},
+		{
+			"knows no folders (Children)",
+			func(m *memrepo.Store) Store { return Store{Notes: noFolders{m}} },
+			"Notes/Children",
+			[]string{"pagesize=1", "full-read"},
+		},
+		{
+			"resolves names only as exact IDs (ResolveNotes)",
+			func(m *memrepo.Store) Store { return Store{Notes: exactNames{m}} },
+			"Notes/ResolveNotes",
+			[]string{""},
 		},
 		{
 			"never stops saying more follow (Children)",

@@ -104,3 +104,7 @@ func (c countingStore) NoteHeads(ctx context.Context, ids []string, maxLines int
 	c.reads.Add(1)
 	return c.Store.NoteHeads(ctx, ids, maxLines)
 }
+func (c countingStore) ResolveNotes(ctx context.Context, names []string) ([]ports.Resolution, error) {
+	c.reads.Add(1)
+	return c.Store.ResolveNotes(ctx, names)
+}

@@ -71,10 +71,11 @@ const (
 // brokenTarget is the i-th missing link target of the fixtures.
 func brokenTarget(i int) string { return fmt.Sprintf("missing/m%d", i) }
 
-// Notes returns a vault of 119 notes: 72 generated from seed, plus
+// Notes returns a vault of 124 notes: 72 generated from seed, plus
 // hand-written ones: a hub with many children, a popular link target, a
 // note with many links and one with many parents, a parent cycle, a
-// diamond, a chain 22 levels deep, and notes whose text holds LIKE
+// diamond, folders nested four deep and one with an index note, a chain
+// 22 levels deep, and notes whose text holds LIKE
 // wildcards, quotes and backslashes (100%, a_b, O'Brien, "hi", C:\path)
 // next to decoys that a store treating them as patterns would also find.
 func Notes(seed uint64) []ports.Note {
@@ -248,6 +249,17 @@ func handNotes(ids []string) []ports.Note {
 		ports.Note{ID: "diamond/left", Title: "Side", Parents: []string{"diamond/top"}, UpdatedAt: t0, CreatedAt: t0},
 		ports.Note{ID: "diamond/right", Title: "Side", Parents: []string{"diamond/top"}, UpdatedAt: t0, CreatedAt: t0},
 		ports.Note{ID: "diamond/bottom", Title: "Bottom", Parents: []string{"diamond/left", "diamond/right", "diamond/top"}, UpdatedAt: t0, CreatedAt: t0},
+	)
+	// Folders as the hierarchy: areas, with many notes, has an index
+	// note; deep nests four folders without one; deep/x names a folder
+	// as its parent, deep/a/b/own its own folder; the note deep/a/B ties
+	// the folder deep/a/b on its title.
+	notes = append(notes,
+		ports.Note{ID: "areas", Title: "Areas", Content: "the areas", UpdatedAt: t1, CreatedAt: t0},
+		ports.Note{ID: "deep/a/b/c/leaf", Title: "Leaf", UpdatedAt: t0, CreatedAt: t0},
+		ports.Note{ID: "deep/a/b/own", Title: "Own", Parents: []string{"deep/a/b"}, UpdatedAt: t0, CreatedAt: t0},
+		ports.Note{ID: "deep/x", Title: "X", Parents: []string{"deep/a"}, UpdatedAt: t0, CreatedAt: t0},
+		ports.Note{ID: "deep/a/B", Title: "b", UpdatedAt: t0, CreatedAt: t0},
 	)
 	// A chain 22 levels deep: past the maximum depth.
 	for i := range 23 {

@@ -30,6 +30,7 @@ func (s *suite) notesTests(t TB, st, ref Store) {
 	t.Run("GetNote", s.getNoteTests)
 	t.Run("GetNotes", s.getNotesTests)
 	t.Run("Batch", func(t TB) { s.batchTests(t, st, ref) })
+	t.Run("ResolveNotes", func(t TB) { s.resolveTests(t, st, ref) })
 	t.Run("PutNote", s.putNoteTests)
 	t.Run("DeleteNote", s.deleteNoteTests)
 }
@@ -389,7 +390,10 @@ func childrenMethod() method[ports.NoteRef] {
 	return method[ports.NoteRef]{
 		name: "Children", call: "Children", tool: "children", port: notesPort,
 		limits: ports.ChildrenLimits, paging: bounded.ByOffset, key: noteRefKey,
-		queries: []query[ports.NoteRef]{q(HubID), q("cycle/b"), q("diamond/top"), q("chain/21"), q("chain/22")},
+		// Notes, folders (with an index note, nested, of many notes) and
+		// a note naming a folder as its parent.
+		queries: []query[ports.NoteRef]{q(HubID), q("cycle/b"), q("diamond/top"), q("chain/21"), q("chain/22"),
+			q("areas"), q("deep/a"), q("chain")},
 		sized: func(n int) (fixture, query[ports.NoteRef]) {
 			notes := tiedNotes("tie/", n, func(nt *ports.Note) { nt.Parents = []string{"tie/parent"} })
 			notes = append(notes, ports.Note{ID: "tie/parent", Title: "Parent", UpdatedAt: Epoch})
@@ -411,7 +415,8 @@ func parentsMethod() method[ports.NoteRef] {
 	return method[ports.NoteRef]{
 		name: "Parents", call: "Parents", tool: "parents", port: notesPort,
 		limits: ports.ParentsLimits, paging: bounded.ByOffset, key: noteRefKey,
-		queries: []query[ports.NoteRef]{q(ManyParentsID), q("diamond/bottom"), q("cycle/d"), q(HubID)},
+		queries: []query[ports.NoteRef]{q(ManyParentsID), q("diamond/bottom"), q("cycle/d"), q(HubID),
+			q("deep/a/b/own"), q("deep/x"), q("deep/a/b"), q("areas")},
 		sized: func(n int) (fixture, query[ports.NoteRef]) {
 			notes := tiedNotes("tie/", n, nil)
 			// n existing parents and a missing one.
@@ -448,6 +453,7 @@ func descendantsMethod() method[ports.Descendant] {
 			q(HubID, 1), q(HubID, 2), q(HubID, 0),
 			q("chain/00", 0), q("chain/00", ports.MaxDescendantDepth), q("chain/00", ports.MaxDescendantDepth-1),
 			q("cycle/a", 0), q("cycle/a", ports.MaxDescendantDepth), q("diamond/top", 0),
+			q("deep", 0), q("deep/a", ports.MaxDescendantDepth), q("areas", 1),
 		},
 		sized: func(n int) (fixture, query[ports.Descendant]) {
 			notes := tiedNotes("tie/", n, func(nt *ports.Note) { nt.Parents = []string{"tie-root"} })

@@ -584,16 +584,7 @@ func TestBacklinksChildrenParents(t *testing.T) {
 			return refKeys(s.Backlinks(ctx, id, p))
 		}
 	}
-	children := func(id string) lister {
-		return func(s *memrepo.Store, p bounded.Page) ([]string, bounded.PageInfo, error) {
-			return refKeys(s.Children(ctx, id, p))
-		}
-	}
-	parents := func(id string) lister {
-		return func(s *memrepo.Store, p bounded.Page) ([]string, bounded.PageInfo, error) {
-			return refKeys(s.Parents(ctx, id, p))
-		}
-	}
+	children, parents := childrenOf, parentsOf
 	checkList(t, s, []listCase{
 		{"backlinks of b (a links twice, once)", backlinks("b"), []string{"a"}},
 		{"backlinks of a missing note", backlinks("ghost"), []string{"a", "b"}},
@@ -604,7 +595,7 @@ func TestBacklinksChildrenParents(t *testing.T) {
 		{"no children", children("e"), nil},
 		{"parents by title then id", parents("d"), []string{"a", "c"}},
 		{"parents of c", parents("c"), []string{"b"}},
-		{"missing parents are left out", parents("projects2/p"), nil},
+		{"missing parents are left out, its folder is one", parents("projects2/p"), []string{"projects2"}},
 		{"no parents", parents("a"), nil},
 	})
 	checkErrors(t, s, []errCase{
@@ -631,11 +622,7 @@ func TestDescendants(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	desc := func(id string, depth int) lister {
-		return func(s *memrepo.Store, p bounded.Page) ([]string, bounded.PageInfo, error) {
-			return descKeys(s.Descendants(ctx, id, depth, p))
-		}
-	}
+	desc := descendantsOf
 	checkList(t, s, []listCase{
 		// d is a child of a and a grandchild through b -> c: once, at depth 1.
 		{"default depth 3", desc("a", 0), []string{"b@1", "d@1", "projects/p1@1", "c@2"}},

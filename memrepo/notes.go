@@ -33,6 +33,7 @@ func (s *Store) PutNote(ctx context.Context, n ports.Note) error {
 	defer s.mu.Unlock()
 	s.initLocked()
 	s.notes[n.ID] = n
+	s.tree = nil
 	return nil
 }
 
@@ -52,6 +53,7 @@ func (s *Store) DeleteNote(ctx context.Context, id string) error {
 		return notFound("note", id)
 	}
 	delete(s.notes, id)
+	s.tree = nil
 	return nil
 }
 
@@ -352,67 +354,63 @@ func (s *Store) Backlinks(ctx context.Context, id string, p bounded.Page) (bound
 	})
 }
 
-// Children pages the notes that name id as a parent, ordered by title, then
-// ID. An invalid id is [ports.ErrInvalidQuery]; an id naming no note is
+// Children pages the nodes naming node id as a parent (see
+// [ports.Notes]: the notes and folders in folder id, and the notes whose
+// Parents name it), each once, ordered by title, then ID. An invalid id is
+// [ports.ErrInvalidQuery]; an id naming no note or folder is
 // [ports.ErrNotFound], even when some notes name it as their parent.
 func (s *Store) Children(ctx context.Context, id string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
 	scope := ports.Scope("Children", id)
-	return page(ctx, s, p, ports.ChildrenLimits, scope, ports.ByTitle, noteRef, func() ([]ports.Note, error) {
-		if err := ports.ValidateQuery("id", id); err != nil {
+	return page(ctx, s, p, ports.ChildrenLimits, scope, ports.ByTitle, identity[ports.NoteRef], func() ([]ports.NoteRef, error) {
+		t, err := s.nodeLocked(ctx, id)
+		if err != nil {
 			return nil, err
 		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if _, ok := s.notes[id]; !ok {
-			return nil, notFound("note", id)
-		}
-		var all []ports.Note
-		for _, n := range s.notes {
-			if slices.Contains(n.Parents, id) {
-				all = append(all, n)
-			}
-		}
-		slices.SortFunc(all, byTitleThenID)
-		return all, nil
+		return t.refs(t.children[id]), nil
 	})
 }
 
-// Parents pages the existing notes that note id names as parents, ordered
-// by title, then ID; parents that do not exist are left out. An invalid id
-// is [ports.ErrInvalidQuery]; a missing note is [ports.ErrNotFound].
+// Parents pages the parents of node id: its folder and the nodes its
+// Parents name, those that exist, each once, ordered by title, then ID. An
+// invalid id is [ports.ErrInvalidQuery]; an id naming no note or folder is
+// [ports.ErrNotFound].
 func (s *Store) Parents(ctx context.Context, id string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
 	scope := ports.Scope("Parents", id)
-	return page(ctx, s, p, ports.ParentsLimits, scope, ports.ByTitle, noteRef, func() ([]ports.Note, error) {
-		if err := ports.ValidateQuery("id", id); err != nil {
+	return page(ctx, s, p, ports.ParentsLimits, scope, ports.ByTitle, identity[ports.NoteRef], func() ([]ports.NoteRef, error) {
+		t, err := s.nodeLocked(ctx, id)
+		if err != nil {
 			return nil, err
 		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		n, ok := s.notes[id]
-		if !ok {
-			return nil, notFound("note", id)
-		}
-		var all []ports.Note
-		for _, pid := range n.Parents {
-			if parent, ok := s.notes[pid]; ok {
-				all = append(all, parent)
-			}
-		}
-		slices.SortFunc(all, byTitleThenID)
-		return all, nil
+		return t.refs(t.parents[id]), nil
 	})
 }
 
-// Descendants pages the notes below note id, found breadth first over child
-// edges (the children of X are the notes naming X as a parent) down to
-// maxDepth levels, each once at its shortest depth; id itself is never
-// returned, even on a cycle. Order: depth, then title, then ID.
+// nodeLocked checks id and ctx, and returns the hierarchy when id names
+// one of its nodes: an invalid id is [ports.ErrInvalidQuery], one naming
+// no note or folder [ports.ErrNotFound]. s.mu must be held.
+func (s *Store) nodeLocked(ctx context.Context, id string) (*tree, error) {
+	if err := ports.ValidateQuery("id", id); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	t := s.treeLocked()
+	if _, ok := t.nodes[id]; !ok {
+		return nil, notFound("note", id)
+	}
+	return t, nil
+}
+
+// Descendants pages the nodes below node id, found breadth first over
+// child edges (see Children) down to maxDepth levels, each once at its
+// shortest depth; id itself is never returned, even on a cycle. Order:
+// depth, then title, then ID.
 //
 // maxDepth 0 means [ports.DefaultDescendantDepth]; a negative maxDepth or
 // one over [ports.MaxDescendantDepth] is [ports.ErrInvalidQuery], as is an
-// invalid id (checked first); a missing note is [ports.ErrNotFound].
+// invalid id (checked first); an id naming no note or folder is
+// [ports.ErrNotFound].
 func (s *Store) Descendants(ctx context.Context, id string, maxDepth int, p bounded.Page) (bounded.Paged[ports.Descendant], error) {
 	scope := ports.Scope("Descendants", id, strconv.Itoa(maxDepth))
 	return page(ctx, s, p, ports.DescendantsLimits, scope, ports.ByDepth, depthHit.descendant, func() ([]depthHit, error) {
@@ -423,13 +421,11 @@ func (s *Store) Descendants(ctx context.Context, id string, maxDepth int, p boun
 		if err != nil {
 			return nil, err
 		}
-		if err := ctx.Err(); err != nil {
+		t, err := s.nodeLocked(ctx, id)
+		if err != nil {
 			return nil, err
 		}
-		if _, ok := s.notes[id]; !ok {
-			return nil, notFound("note", id)
-		}
-		return s.belowLocked(s.childrenLocked(), id, maxDepth), nil
+		return t.below(id, maxDepth), nil
 	})
 }
 
@@ -563,14 +559,6 @@ func cloneNote(n ports.Note) ports.Note {
 // byUpdatedDescThenID orders notes by UpdatedAt descending, then ID.
 func byUpdatedDescThenID(a, b ports.Note) int {
 	if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
-		return c
-	}
-	return strings.Compare(a.ID, b.ID)
-}
-
-// byTitleThenID orders notes by title, then ID, both bytewise.
-func byTitleThenID(a, b ports.Note) int {
-	if c := strings.Compare(a.Title, b.Title); c != 0 {
 		return c
 	}
 	return strings.Compare(a.ID, b.ID)

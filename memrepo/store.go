@@ -29,6 +29,12 @@ type Store struct {
 	runs     map[string]ports.Run    // by ID, as returned by Run.Normalize
 	chunks   map[string]chunkRecord  // by ID
 	codec    driver.Codec            // set by New's options only
+
+	// tree is the hierarchy of notes, built by the first read that needs
+	// it (under treeMu and s.mu held for reading) and dropped by every
+	// write of a note.
+	treeMu sync.Mutex
+	tree   *tree
 }
 
 // Option configures a Store made by [New].

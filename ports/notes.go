@@ -148,6 +148,10 @@ type NoteRef struct {
 	Title     string    `json:"title"`
 	Tags      []string  `json:"tags,omitempty"` // sorted; nil when none
 	UpdatedAt time.Time `json:"updatedAt"`
+	// Folder reports a folder no note stands for, which the hierarchy
+	// methods return: Title is its name ([NodeName]), Tags and UpdatedAt
+	// are zero.
+	Folder bool `json:"folder,omitempty"`
 }
 
 // NoteContent is a note with one window of its content.
@@ -249,7 +253,8 @@ type NoteLinks struct {
 	Incoming bounded.Paged[LinkRef] `json:"incoming"`
 }
 
-// Descendant is a note reached down the hierarchy, at its shortest depth.
+// Descendant is a note or folder reached down the hierarchy, at its
+// shortest depth.
 type Descendant struct {
 	NoteRef
 	// Depth is 1 for a child, 2 for a grandchild, ...
@@ -275,6 +280,14 @@ type Related struct {
 // returns no items, HasMore false and the total for an offset past the
 // end. Methods that take a note ID return an error wrapping
 // [ErrNotFound] when it names no note, unless documented otherwise.
+//
+// The hierarchy's nodes are the notes and their folders ([FoldersOf]):
+// "a/b/c" is in folder "a/b", itself in "a". A note whose ID is a
+// folder's (a folder's index note) stands for that folder. A node's
+// parents are its folder and, for a note, the nodes its Parents name;
+// its children are the nodes naming it so. The hierarchy methods return
+// a folder no note stands for as a NoteRef with Folder set, and take a
+// folder's ID where they take a note's.
 type Notes interface {
 	// PutNote stores n, replacing any note with the same ID together with
 	// its links and parents. It stores n.Normalize() and returns its error
@@ -333,32 +346,37 @@ type Notes interface {
 	// missing note are the notes whose links to it are broken.
 	Backlinks(ctx context.Context, id string, p bounded.Page) (bounded.Paged[NoteRef], error)
 
-	// Children pages the notes that name id as a parent, ordered by title,
-	// then ID. Limits: [ChildrenLimits].
+	// Children pages the nodes that name node id as a parent: the notes
+	// and folders in folder id, and the notes whose Parents name id; each
+	// once, ordered by title, then ID. Limits: [ChildrenLimits]. An id
+	// naming no note or folder is [ErrNotFound].
 	Children(ctx context.Context, id string, p bounded.Page) (bounded.Paged[NoteRef], error)
 
-	// Parents pages the existing notes that id names as parents, ordered
-	// by title, then ID. Limits: [ParentsLimits].
+	// Parents pages the parents of node id: its folder and, for a note,
+	// the nodes its Parents name (those that exist); each once, ordered by
+	// title, then ID. Limits: [ParentsLimits]. An id naming no note or
+	// folder is [ErrNotFound].
 	Parents(ctx context.Context, id string, p bounded.Page) (bounded.Paged[NoteRef], error)
 
-	// Descendants pages the notes below id down to maxDepth levels (0
+	// Descendants pages the nodes below node id down to maxDepth levels (0
 	// means [DefaultDescendantDepth]; over [MaxDescendantDepth] or negative
 	// is [ErrInvalidQuery]), each once at its shortest depth (cycles are
 	// harmless; id itself is never its own descendant), ordered by depth,
 	// then title, then ID. Limits: [DescendantsLimits].
 	Descendants(ctx context.Context, id string, maxDepth int, p bounded.Page) (bounded.Paged[Descendant], error)
 
-	// ParentsOf returns, for each note of ids, the start of its Parents
+	// ParentsOf returns, for each node of ids, the start of its Parents
 	// list: the first perNote parents in the order of Parents (title, then
 	// ID) and their exact total, as [Batch] documents (lists in the order
-	// of ids, duplicates once, missing notes in Missing, not an error).
+	// of ids, duplicates once, ids naming no node in Missing, not an
+	// error).
 	// perNote 0 returns totals only. An SQL adapter answers in one
 	// statement. Limits: 1 to [MaxBatchIDs] ids, perNote 0 to
 	// [MaxBatchPerNote]; anything else, or an invalid id, is
 	// [ErrInvalidQuery] ([ValidateBatch]).
 	ParentsOf(ctx context.Context, ids []string, perNote int) (Batch[NoteRef], error)
 
-	// DescendantsOf returns, for each note of ids, the start of its
+	// DescendantsOf returns, for each node of ids, the start of its
 	// Descendants list down to maxDepth levels: the first perNote
 	// descendants in the order of Descendants (depth, title, then ID) and
 	// their exact total, as ParentsOf does. maxDepth is as Descendants
@@ -373,6 +391,19 @@ type Notes interface {
 	// adapter. maxLines is 1 to [MaxHeadLines]; other values, no ids or an
 	// invalid id are [ErrInvalidQuery] ([ValidateNoteHeads]).
 	NoteHeads(ctx context.Context, ids []string, maxLines int) (GetNotesResult, error)
+
+	// ResolveNotes returns, for each of names in order, the note or folder
+	// it names, as an Obsidian link from the vault root resolves it
+	// ([ParseName]): a node whose ID is the name as given; else, for a
+	// name with a "/", the node at that path, compared after [Fold]; else
+	// the nodes whose folded ID ends with "/" + the name, or equals it.
+	// Notes come before folders, then the fewest folders above the node
+	// ([NameRank]). The nodes of the best rank are the answer: one is the
+	// Resolution's ID; several make the name ambiguous, listed by ID in
+	// Candidates. An SQL adapter answers in one statement, through an
+	// index of the nodes' folded names. Limits: 1 to [MaxGetNotes] names
+	// ([ValidateNames]).
+	ResolveNotes(ctx context.Context, names []string) ([]Resolution, error)
 
 	// RelatedNotes pages the other notes related to id: those sharing a
 	// tag, sharing an internal link target (existing or not), or linking

@@ -323,3 +323,65 @@ func TrigramMigration(t *testing.T, db *bun.DB, text string, open func(db *bun.D
 			return func(p bounded.Page) (bounded.Paged[ports.NodeMatch], error) { return s.SearchNodes(ctx, q, p) }
 		}, func(m ports.NodeMatch) string { return fmt.Sprintf("%s %.6f", m.Name, m.Score) })
 }
+
+// NodeMigration checks that a store opened on a database whose notes were
+// written before folders were nodes of the hierarchy (no
+// bounded_note_nodes rows, no edges of nodes to their folders) fills them
+// in: the hierarchy and the names then answer as memrepo's. open opens a
+// store on db, creating or migrating its schema.
+func NodeMigration(t *testing.T, db *bun.DB, open func(db *bun.DB) (ports.Notes, error)) {
+	ctx := context.Background()
+	s, err := open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := memrepo.New()
+	notes := []ports.Note{
+		{ID: "Home", Title: "Home"},
+		{ID: "en/Plugins", Title: "Plugins"},
+		{ID: "en/Plugins/Canvas", Title: "Canvas", Parents: []string{"Home", "en/Plugins"}},
+		{ID: "en/Plugins/Core/Backlinks", Title: "Backlinks", Parents: []string{"en/Plugins/Canvas"}},
+		{ID: "ja/Plugins/Canvas", Title: "Canvas"},
+	}
+	for _, n := range notes {
+		for _, st := range []ports.Notes{s, mem} {
+			if err := st.PutNote(ctx, n); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// The database as an earlier version left it: the parents its notes
+	// name, and no nodes.
+	for _, stmt := range []string{"DROP TABLE bounded_note_nodes", "DELETE FROM bounded_note_parents"} {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, n := range notes {
+		for _, p := range n.Parents {
+			if _, err := db.ExecContext(ctx, "INSERT INTO bounded_note_parents (note_id, parent_id) VALUES (?, ?)", n.ID, p); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	migrated, err := open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := both{t: t, ref: mem, name: "migrated"}
+	for _, id := range []string{"Home", "en", "en/Plugins", "en/Plugins/Canvas", "en/Plugins/Core", "ja", "ja/Plugins"} {
+		w, we := mem.Children(ctx, id, bounded.Page{})
+		g, ge := migrated.Children(ctx, id, bounded.Page{})
+		b.check(fmt.Sprintf("Children(%q)", id), w, g, we, ge)
+		w, we = mem.Parents(ctx, id, bounded.Page{})
+		g, ge = migrated.Parents(ctx, id, bounded.Page{})
+		b.check(fmt.Sprintf("Parents(%q)", id), w, g, we, ge)
+		wd, wde := mem.Descendants(ctx, id, ports.MaxDescendantDepth, bounded.Page{})
+		gd, gde := migrated.Descendants(ctx, id, ports.MaxDescendantDepth, bounded.Page{})
+		b.check(fmt.Sprintf("Descendants(%q)", id), wd, gd, wde, gde)
+	}
+	names := []string{"canvas", "plugins", "PLUGINS/CANVAS", "core", "backlinks", "ja/plugins", "home"}
+	w, we := mem.ResolveNotes(ctx, names)
+	g, ge := migrated.ResolveNotes(ctx, names)
+	b.check("ResolveNotes", w, g, we, ge)
+}

@@ -158,7 +158,7 @@ func Run(b *testing.B, open Opener) {
 }
 
 // Load bulk-loads n notes (each linking to "hub", so Backlinks("hub") has
-// n items), n runs of endpoint "ep" (every tenth body 1,500 characters,
+// n items, in the folder "notes"), n runs of endpoint "ep" (every tenth body 1,500 characters,
 // the others 100) and n entities (half named "alpha ...") straight into
 // the adapter's tables, with multi-row INSERTs in one transaction. The
 // entities' trigrams are loaded by [LoadTrigrams].
@@ -186,6 +186,8 @@ func Load(ctx context.Context, db *bun.DB, n int) error {
 			ins.add("bounded_note_tags", "note_id, tag, updated_at", id, tags[0], updated)
 			ins.add("bounded_note_links", "source_id, pos, target, is_external, link_text, host", id, 0, "hub", 0, "", "")
 			ins.add("bounded_note_backlinks", "target, source_id, updated_at", "hub", id, updated)
+			ins.add("bounded_note_nodes", "id, is_note, below, depth, name_fold, title, id_fold", id, 1, 0, 1, ports.Fold(ports.NodeName(id)), title, ports.Fold(id))
+			ins.add("bounded_note_parents", "note_id, parent_id", id, "notes")
 
 			body := strings.Repeat("x", 100)
 			if i%10 == 0 {
@@ -202,6 +204,8 @@ func Load(ctx context.Context, db *bun.DB, n int) error {
 				return ins.err
 			}
 		}
+		// The folder of the notes.
+		ins.add("bounded_note_nodes", "id, is_note, below, depth, name_fold, title, id_fold", "notes", 0, n, 0, "notes", "notes", "notes")
 		ins.flushAll()
 		return ins.err
 	})

@@ -11,22 +11,22 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// The batched hierarchy reads answer for a whole page of notes in one
-// statement each. roots are the ids asked that name a note; each list is
+// The batched hierarchy reads answer for a whole page of nodes in one
+// statement each. roots are the ids asked that name a node; each list is
 // ranked per root by a window function (ROW_NUMBER for the order of the
 // paged method, COUNT for the total) and cut at the cap in SQL, so that a
 // note with 10,000 children costs perNote rows, not 10,000. The statement
 // reads at least one row per root (the rank-1 row, or NULLs when the list
 // is empty), so totals come back even for perNote 0.
 
-// batchRoots selects the ids asked that name a note.
-const batchRoots = "roots(id) AS (SELECT id FROM bounded_notes WHERE id IN (?))"
+// batchRoots selects the ids asked that name a node.
+const batchRoots = "roots(id) AS (SELECT id FROM bounded_note_nodes WHERE id IN (?))"
 
 // batchSelect reads the ranked lists k of the roots, cut at rank ?.
-const batchSelect = "SELECT roots.id, k.total, k.id, k.title, k.tags, k.updated_at, k.depth FROM roots" +
+const batchSelect = "SELECT roots.id, k.total, k.id, k.title, k.tags, k.updated_at, k.is_note, k.depth FROM roots" +
 	" LEFT JOIN ranked k ON k.root = roots.id AND k.rn <= ? ORDER BY roots.id, k.rn"
 
-// ParentsOf returns the first perNote parents of each note of ids, with
+// ParentsOf returns the first perNote parents of each node of ids, with
 // their totals, in one statement. See [ports.Notes].
 func (s *Store) ParentsOf(ctx context.Context, ids []string, perNote int) (ports.Batch[ports.NoteRef], error) {
 	if err := ports.ValidateBatch(ids, perNote); err != nil {
@@ -37,10 +37,10 @@ func (s *Store) ParentsOf(ctx context.Context, ids []string, perNote int) (ports
 	}
 	q := "WITH " + batchRoots + `,
 	ranked AS (
-		SELECT r.note_id AS root, n.id AS id, n.title AS title, n.tags AS tags, n.updated_at AS updated_at, 0 AS depth,
-			ROW_NUMBER() OVER (PARTITION BY r.note_id ORDER BY n.title, n.id) AS rn,
+		SELECT r.note_id AS root, t.id AS id, t.title AS title, n.tags AS tags, n.updated_at AS updated_at, t.is_note AS is_note, 0 AS depth,
+			ROW_NUMBER() OVER (PARTITION BY r.note_id ORDER BY t.title, t.id) AS rn,
 			COUNT(*) OVER (PARTITION BY r.note_id) AS total
-		FROM bounded_note_parents r ` + s.noteJoin("r.parent_id") + `
+		FROM bounded_note_parents r ` + s.nodeJoin("r.parent_id") + `
 		WHERE r.note_id IN (?)
 	)
 	` + batchSelect
@@ -49,18 +49,18 @@ func (s *Store) ParentsOf(ctx context.Context, ids []string, perNote int) (ports
 		func(ref ports.NoteRef, _ int) ports.NoteRef { return ref })
 }
 
-// DescendantsOf returns the first perNote descendants of each note of ids
+// DescendantsOf returns the first perNote descendants of each node of ids
 // down to maxDepth levels, with their totals, in one statement. See
 // [ports.Notes].
 //
 // The walk is unrolled, one CTE per level (maxDepth is at most
 // [ports.MaxDescendantDepth]): level k holds the distinct (root, note)
-// pairs one edge below level k-1, and the shortest depth of a note below
+// pairs one edge below level k-1, and the shortest depth of a node below
 // a root is the lowest level holding it. A recursive CTE would say the
 // same, but Postgres estimates every recursion at ten iterations: for the
 // one or two levels a page's context reads, that estimate alone crossed
 // jit_above_cost, and compiling the statement cost 80 to 800 ms a call.
-// Unlike [Store.Descendants]' walk, which expands each note once, a note
+// Unlike [Store.Descendants]' walk, which expands each node once, a node
 // reached at several depths is expanded at each: the work is at most the
 // edges below the roots times maxDepth.
 func (s *Store) DescendantsOf(ctx context.Context, ids []string, maxDepth, perNote int) (ports.Batch[ports.Descendant], error) {
@@ -85,10 +85,10 @@ func (s *Store) DescendantsOf(ctx context.Context, ids []string, maxDepth, perNo
 	walk(root, id, depth) AS (` + walk + `),
 	best AS (SELECT root, id, MIN(depth) AS depth FROM walk WHERE id <> root GROUP BY root, id),
 	ranked AS (
-		SELECT b.root AS root, n.id AS id, n.title AS title, n.tags AS tags, n.updated_at AS updated_at, b.depth AS depth,
-			ROW_NUMBER() OVER (PARTITION BY b.root ORDER BY b.depth, n.title, n.id) AS rn,
+		SELECT b.root AS root, t.id AS id, t.title AS title, n.tags AS tags, n.updated_at AS updated_at, t.is_note AS is_note, b.depth AS depth,
+			ROW_NUMBER() OVER (PARTITION BY b.root ORDER BY b.depth, t.title, t.id) AS rn,
 			COUNT(*) OVER (PARTITION BY b.root) AS total
-		FROM best b ` + s.noteJoin("b.id") + `
+		FROM best b ` + s.nodeJoin("b.id") + `
 	)
 	` + batchSelect)
 	return batchQuery(ctx, s, ids, perNote, b.String(), []any{bun.List(ports.Distinct(ids)), max(perNote, 1)},
@@ -109,13 +109,15 @@ func (s *Store) childJoin(alias string) string {
 	return "JOIN bounded_note_parents p ON p.parent_id = " + alias + ".id"
 }
 
-// noteJoin joins the note n whose id is the column col: as [Store.keyJoin]
-// does, a lateral primary-key lookup with [Dialect.LateralJoin].
-func (s *Store) noteJoin(col string) string {
+// nodeJoin joins the node t whose id is the column col, and its note n
+// (NULLs for a folder): as [Store.keyJoin] does, lateral primary-key
+// lookups with [Dialect.LateralJoin].
+func (s *Store) nodeJoin(col string) string {
 	if s.d.LateralJoin {
-		return "CROSS JOIN LATERAL (SELECT id, title, tags, updated_at FROM bounded_notes WHERE id = " + col + " LIMIT 1) AS n"
+		return "CROSS JOIN LATERAL (SELECT id, title, is_note FROM bounded_note_nodes WHERE id = " + col + " LIMIT 1) AS t" +
+			" LEFT JOIN LATERAL (SELECT tags, updated_at FROM bounded_notes WHERE id = " + col + " LIMIT 1) AS n ON true"
 	}
-	return "JOIN bounded_notes n ON n.id = " + col
+	return "JOIN bounded_note_nodes t ON t.id = " + col + " LEFT JOIN bounded_notes n ON n.id = " + col
 }
 
 // batchQuery runs q, whose rows are those of batchSelect in order, and
@@ -126,11 +128,12 @@ func batchQuery[T any](ctx context.Context, s *Store, ids []string, perNote int,
 	lists := make(map[string]*ports.NoteList[T])
 	err := s.query(ctx, q, args, func(rows *sql.Rows) error {
 		var root string
-		var total, depth int64
+		var total, isNote, depth int64
 		var r noteRow
-		if err := rows.Scan(&root, nint{&total}, nstr{&r.id}, nstr{&r.title}, nstr{&r.tags}, nint{&r.updated}, nint{&depth}); err != nil {
+		if err := rows.Scan(&root, nint{&total}, nstr{&r.id}, nstr{&r.title}, nstr{&r.tags}, nint{&r.updated}, nint{&isNote}, nint{&depth}); err != nil {
 			return err
 		}
+		r.folder = isNote == 0
 		l := lists[root]
 		if l == nil {
 			l = &ports.NoteList[T]{ID: root, Total: int(total)}

@@ -16,22 +16,23 @@ import (
 // expands; a larger level takes several statements.
 const walkBatch = 1000
 
-// Descendants pages the notes below id down to maxDepth levels, each at
+// Descendants pages the nodes below id down to maxDepth levels, each at
 // its shortest depth, ordered by depth, title, then ID. See [ports.Notes].
 //
 // The walk is breadth-first, as memrepo's: one statement per level reads
-// the distinct children of the notes first reached at the level above, and
-// the notes not seen yet form the next level, so every note is expanded
+// the distinct children of the nodes first reached at the level above, and
+// the nodes not seen yet form the next level, so every node is expanded
 // once and the work is linear in the edges below id (a recursive CTE keeps
-// every (note, depth) pair and expands each note at every depth it is
-// reached at: notes² × depth on a dense hierarchy). Only IDs cross to Go.
-// The page is then read by one paged statement over the notes reached,
+// every (node, depth) pair and expands each node at every depth it is
+// reached at: nodes² × depth on a dense hierarchy). Only IDs cross to Go.
+// The page is then read by one paged statement over the nodes reached,
 // which orders and cuts it in the database (keyset or LIMIT/OFFSET) and
 // counts the total. The walk and the page read one snapshot: they run in
 // one read-only transaction (REPEATABLE READ on Postgres; a savepoint in
 // the caller's transaction when the store runs in one). The walk takes one
 // statement per level (per walkBatch notes of the level above), at most
 // maxDepth, fewer when the levels run out.
+// A node's children are the nodes with an edge to it (see tree.go).
 func (s *Store) Descendants(ctx context.Context, id string, maxDepth int, p bounded.Page) (bounded.Paged[ports.Descendant], error) {
 	scope := ports.Scope("Descendants", id, strconv.Itoa(maxDepth))
 	return fetch(ctx, s, p, ports.DescendantsLimits, scope, func(ctx context.Context, req bounded.Request) (bounded.Rows[ports.Descendant], error) {
@@ -78,9 +79,9 @@ func (s *Store) Descendants(ctx context.Context, id string, maxDepth int, p boun
 	})
 }
 
-// walk returns the IDs of the notes below id, by depth: levels[0] holds
+// walk returns the IDs of the nodes below id, by depth: levels[0] holds
 // the children, levels[1] the grandchildren not among them, and so on down
-// to maxDepth levels, each note once, id never (a cycle may lead back to
+// to maxDepth levels, each node once, id never (a cycle may lead back to
 // it). The order within a level is unspecified.
 func (s *Store) walk(ctx context.Context, id string, maxDepth int) ([][]string, error) {
 	seen := map[string]bool{id: true}
@@ -114,40 +115,33 @@ func (s *Store) walk(ctx context.Context, id string, maxDepth int) ([][]string, 
 	return levels, nil
 }
 
-// descendantsPage reads the page of req over the notes of levels (by
-// depth, from 1), and whether note id exists, in one statement.
+// descendantsPage reads the page of req over the nodes of levels (by
+// depth, from 1), and whether node id exists, in one statement.
 func (s *Store) descendantsPage(ctx context.Context, id string, levels [][]string, req bounded.Request) (bounded.Rows[ports.Descendant], bool, error) {
-	// below (id, depth) lists the notes reached, each with its depth; the
-	// lookups in bounded_notes turn each level's ID list into rows.
+	// below (id, depth) lists the nodes reached, each with its depth; the
+	// lookups in bounded_note_nodes turn each level's ID list into rows.
 	var below []string
 	var belowArgs []any
 	for i, ids := range levels {
-		below = append(below, "SELECT id AS id, ? AS depth FROM bounded_notes WHERE id IN (?)")
+		below = append(below, "SELECT id AS id, ? AS depth FROM bounded_note_nodes WHERE id IN (?)")
 		belowArgs = append(belowArgs, i+1, bun.List(ids))
 	}
 	if len(below) == 0 {
-		below = []string{"SELECT id, 1 AS depth FROM bounded_notes WHERE 1 = 0"}
+		below = []string{"SELECT id, 1 AS depth FROM bounded_note_nodes WHERE 1 = 0"}
 	}
 	q := paged{
 		with:  []cte{{"below", s.db.NewRaw(strings.Join(below, " UNION ALL "), belowArgs...)}},
 		count: s.from("below", ""),
-		extra: []column{foundNote(id)},
+		extra: []column{foundNode(id)},
 		page: func(c clauses) *bun.SelectQuery {
-			return c.apply(s.from("below AS d", "").Join("JOIN bounded_notes AS n ON n.id = d.id").ColumnExpr(noteRefCols + ", d.depth AS depth"))
+			return c.apply(s.nodeFrom("below").ColumnExpr(nodeRefCols + ", below.depth AS depth"))
 		},
-		keys: []key{{inner: "d.depth", outer: "p.depth", num: true}, {inner: "n.title", outer: "p.title"}, {inner: "n.id", outer: "p.id"}},
+		keys: []key{{inner: "below.depth", outer: "p.depth", num: true}, {inner: "t.title", outer: "p.title"}, {inner: "t.id", outer: "p.id"}},
 	}
 	page, ext, err := collect(ctx, s, q, req, ports.ByDepth, func(counts []any, rows *sql.Rows) (ports.Descendant, bool, error) {
-		var r noteRow
 		var depth int64
-		if err := rows.Scan(append(counts, nstr{&r.id}, nstr{&r.title}, nstr{&r.tags}, nint{&r.updated}, nint{&depth})...); err != nil {
-			return ports.Descendant{}, false, err
-		}
-		if r.id == "" {
-			return ports.Descendant{}, false, nil
-		}
-		ref, err := r.ref()
-		return ports.Descendant{NoteRef: ref, Depth: int(depth)}, err == nil, err
+		ref, ok, err := nodeRefRow(counts, rows, nint{&depth})
+		return ports.Descendant{NoteRef: ref, Depth: int(depth)}, ok, err
 	})
 	if err != nil {
 		return bounded.Rows[ports.Descendant]{}, false, err

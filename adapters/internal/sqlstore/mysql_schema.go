@@ -37,12 +37,17 @@ const (
 // those of mysqlUnbounded.
 var mysqlTextColumns = map[string][]string{
 	"bounded_notes":               {"title", "tags", "title_fold", "content", "content_fold"},
+	"bounded_note_nodes":          {"title", "id_fold"},
 	"bounded_note_links":          {"link_text", "host"},
 	"bounded_entities":            {"entity_type", "tags", "name_fold", "type_fold", "observations"},
 	"bounded_entity_observations": {"fold"},
 	"bounded_runs":                {"status", "body"},
 	"bounded_chunks":              {"file_path", "language", "content", "context_before", "context_after"},
 }
+
+// mysqlFolded are the indexed columns holding the [ports.Fold] of an id's
+// part, up to 1.5 times its bytes ("Ⱥ" folds to a rune of 3 bytes).
+var mysqlFolded = map[string]bool{"bounded_note_nodes.name_fold": true}
 
 // mysqlUnbounded are the indexed text columns with no length limit: a
 // term is any word of a chunk. They are mysqlBlob, and their indexes
@@ -87,6 +92,8 @@ func mysqlStatement(stmt string) string {
 				typ = mysqlText
 			case mysqlUnbounded[table+"."+c[2]]:
 				typ = mysqlBlob
+			case mysqlFolded[table+"."+c[2]]:
+				typ = "VARBINARY(1536)"
 			}
 			lines[i] = c[1] + c[2] + " " + typ + l[len(c[0]):]
 			continue

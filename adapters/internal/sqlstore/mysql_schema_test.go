@@ -37,6 +37,11 @@ func TestMySQLSchema(t *testing.T) {
 			}
 		}
 	}
+	for c := range mysqlFolded {
+		if !columns[c] {
+			t.Errorf("%s is not a text column of the shared schema", c)
+		}
+	}
 	for c := range mysqlUnbounded {
 		if !columns[c] {
 			t.Errorf("%s is not a text column of the shared schema", c)
@@ -49,6 +54,7 @@ func TestMySQLSchema(t *testing.T) {
 		"id VARBINARY(1024) NOT NULL PRIMARY KEY",
 		"content " + mysqlText + " NOT NULL",
 		"ON bounded_notes (updated_at DESC, id)",
+		"name_fold VARBINARY(1536) NOT NULL",
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("the schema lacks %q", want)

@@ -24,8 +24,9 @@ func foundNote(id string) column {
 // existsTarget is 1 when the internal link l's target note exists.
 const existsTarget = "CASE WHEN l.is_external = 0 AND EXISTS (SELECT 1 FROM bounded_notes t WHERE t.id = l.target) THEN 1 ELSE 0 END"
 
-// PutNote stores n.Normalize() with its tags, links and parents, replacing
-// any note with the same ID, in one transaction. See [ports.Notes].
+// PutNote stores n.Normalize() with its tags, links, parents and node,
+// replacing any note with the same ID, in one transaction. See
+// [ports.Notes].
 func (s *Store) PutNote(ctx context.Context, n ports.Note) error {
 	n, err := n.Normalize()
 	if err != nil {
@@ -39,10 +40,17 @@ func (s *Store) PutNote(ctx context.Context, n ports.Note) error {
 	}
 	updated := micros(n.UpdatedAt)
 	return s.wrap(s.tx(ctx, func(ctx context.Context, tx bun.IDB) error {
+		var stored int
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM bounded_notes WHERE id = ?", n.ID).Scan(&stored); err != nil {
+			return err
+		}
 		if err := s.upsert(ctx, tx, "bounded_notes",
 			[]string{"id", "title", "title_fold", "content", "content_fold", "tags", "created_at", "updated_at"},
 			[]any{n.ID, n.Title, ports.Fold(n.Title), n.Content, ports.Fold(n.Content), encodeList(n.Tags), micros(n.CreatedAt), updated},
 		); err != nil {
+			return err
+		}
+		if err := s.putNode(ctx, tx, n, stored == 0); err != nil {
 			return err
 		}
 		if err := deleteNoteEdges(ctx, tx, n.ID); err != nil {
@@ -74,27 +82,24 @@ func (s *Store) PutNote(ctx context.Context, n ports.Note) error {
 		if err := insertRows(ctx, tx, "bounded_note_backlinks", []string{"target", "source_id", "updated_at"}, back, ""); err != nil {
 			return err
 		}
-		parents := make([][]any, len(n.Parents))
-		for i, p := range n.Parents {
-			parents[i] = []any{n.ID, p}
-		}
-		return insertRows(ctx, tx, "bounded_note_parents", []string{"note_id", "parent_id"}, parents, "")
+		return insertRows(ctx, tx, "bounded_note_parents", []string{"note_id", "parent_id"}, parentEdges(n, stored == 0), s.ignoreDuplicates("note_id", "parent_id"))
 	}))
 }
 
-// deleteNoteEdges deletes the rows that note id owns in the side tables.
+// deleteNoteEdges deletes the rows that note id owns in the side tables,
+// but for the edge of its node to its folder.
 func deleteNoteEdges(ctx context.Context, tx bun.IDB, id string) error {
 	for _, q := range []string{
 		"DELETE FROM bounded_note_tags WHERE note_id = ?",
 		"DELETE FROM bounded_note_links WHERE source_id = ?",
 		"DELETE FROM bounded_note_backlinks WHERE source_id = ?",
-		"DELETE FROM bounded_note_parents WHERE note_id = ?",
 	} {
 		if _, err := tx.ExecContext(ctx, q, id); err != nil {
 			return err
 		}
 	}
-	return nil
+	_, err := tx.ExecContext(ctx, "DELETE FROM bounded_note_parents WHERE note_id = ? AND parent_id <> ?", id, ports.FolderOf(id))
+	return err
 }
 
 // DeleteNote removes note id with its links and parent edges; links to it
@@ -118,17 +123,25 @@ func (s *Store) DeleteNote(ctx context.Context, id string) error {
 		if n == 0 {
 			return notFound("note", id)
 		}
-		return s.wrap(deleteNoteEdges(ctx, tx, id))
+		if err := deleteNoteEdges(ctx, tx, id); err != nil {
+			return s.wrap(err)
+		}
+		return s.wrap(deleteNode(ctx, tx, id))
 	})
 }
 
-// noteRow is a note read from bounded_notes.
+// noteRow is a note read from bounded_notes, or a folder (a node no note
+// stands for) read from bounded_note_nodes.
 type noteRow struct {
 	id, title, tags, content string
 	created, updated         int64
+	folder                   bool
 }
 
 func (r noteRow) ref() (ports.NoteRef, error) {
+	if r.folder {
+		return ports.NoteRef{ID: r.id, Title: r.title, Folder: true}, nil
+	}
 	tags, err := decodeList(r.tags)
 	if err != nil {
 		return ports.NoteRef{}, err
@@ -204,9 +217,6 @@ func noteRefRow(counts []any, rows *sql.Rows) (ports.NoteRef, bool, error) {
 func updatedKeys(updated, id string) []key {
 	return []key{{inner: updated, outer: "p.updated_at", desc: true, num: true}, {inner: id, outer: "p.id"}}
 }
-
-// titleKeys are the keys of [ports.ByTitle] over notes n.
-var titleKeys = []key{{inner: "n.title", outer: "p.title"}, {inner: "n.id", outer: "p.id"}}
 
 // folderRange is the bytewise range [lo, hi) of the IDs that start with
 // folder+"/": '0' is the byte after '/'.
@@ -481,69 +491,6 @@ func (s *Store) Backlinks(ctx context.Context, id string, p bounded.Page) (bound
 		}
 		rows, _, err := collect(ctx, s, q, req, ports.ByUpdatedDesc, noteRefRow)
 		return rows, err
-	})
-}
-
-// Children pages the notes naming id as a parent, ordered by title, then
-// ID. See [ports.Notes].
-func (s *Store) Children(ctx context.Context, id string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
-	scope := ports.Scope("Children", id)
-	return fetch(ctx, s, p, ports.ChildrenLimits, scope, func(ctx context.Context, req bounded.Request) (bounded.Rows[ports.NoteRef], error) {
-		if err := ports.ValidateQuery("id", id); err != nil {
-			return bounded.Rows[ports.NoteRef]{}, err
-		}
-		if err := ctx.Err(); err != nil {
-			return bounded.Rows[ports.NoteRef]{}, err
-		}
-		// Parent edges are stored only for existing notes: every child exists.
-		q := paged{
-			count: s.from("bounded_note_parents AS r", "r.parent_id = ?", id),
-			extra: []column{foundNote(id)},
-			page: func(c clauses) *bun.SelectQuery {
-				return c.apply(s.from("bounded_note_parents AS r", "r.parent_id = ?", id).Join("JOIN bounded_notes AS n ON n.id = r.note_id").ColumnExpr(noteRefCols))
-			},
-			keys: titleKeys,
-		}
-		return s.noteRefsOf(ctx, q, req, id)
-	})
-}
-
-// noteRefsOf runs a paged query whose count has a found column (after the
-// total) and returns [ports.ErrNotFound] when note id does not exist.
-func (s *Store) noteRefsOf(ctx context.Context, q paged, req bounded.Request, id string) (bounded.Rows[ports.NoteRef], error) {
-	page, ext, err := collect(ctx, s, q, req, ports.ByTitle, noteRefRow)
-	if err != nil {
-		return bounded.Rows[ports.NoteRef]{}, err
-	}
-	if ext[0] == 0 {
-		return bounded.Rows[ports.NoteRef]{}, notFound("note", id)
-	}
-	return page, nil
-}
-
-// Parents pages the existing notes that note id names as parents, ordered
-// by title, then ID. See [ports.Notes].
-func (s *Store) Parents(ctx context.Context, id string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
-	scope := ports.Scope("Parents", id)
-	return fetch(ctx, s, p, ports.ParentsLimits, scope, func(ctx context.Context, req bounded.Request) (bounded.Rows[ports.NoteRef], error) {
-		if err := ports.ValidateQuery("id", id); err != nil {
-			return bounded.Rows[ports.NoteRef]{}, err
-		}
-		if err := ctx.Err(); err != nil {
-			return bounded.Rows[ports.NoteRef]{}, err
-		}
-		from := func() *bun.SelectQuery {
-			return s.from("bounded_note_parents AS r", "r.note_id = ?", id).Join("JOIN bounded_notes AS n ON n.id = r.parent_id")
-		}
-		q := paged{
-			count: from(),
-			extra: []column{foundNote(id)},
-			page: func(c clauses) *bun.SelectQuery {
-				return c.apply(from().ColumnExpr(noteRefCols))
-			},
-			keys: titleKeys,
-		}
-		return s.noteRefsOf(ctx, q, req, id)
 	})
 }
 

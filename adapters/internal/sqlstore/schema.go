@@ -71,6 +71,18 @@ var schema = []string{
 		PRIMARY KEY (note_id, parent_id)
 	)`,
 	`CREATE INDEX IF NOT EXISTS bounded_note_parents_parent ON bounded_note_parents (parent_id, note_id)`,
+	// The hierarchy's nodes: every note and every folder (see tree.go).
+	`CREATE TABLE IF NOT EXISTS bounded_note_nodes (
+		id {T} NOT NULL PRIMARY KEY,
+		is_note SMALLINT NOT NULL,
+		below BIGINT NOT NULL,
+		depth BIGINT NOT NULL,
+		name_fold {T} NOT NULL,
+		title {T} NOT NULL,
+		id_fold {T} NOT NULL
+	)`,
+	// ResolveNotes: the nodes of a folded last element.
+	`CREATE INDEX IF NOT EXISTS bounded_note_nodes_name ON bounded_note_nodes (name_fold, id)`,
 
 	`CREATE TABLE IF NOT EXISTS bounded_entities (
 		name {T} NOT NULL PRIMARY KEY,
@@ -155,6 +167,9 @@ func createSchema(ctx context.Context, db bun.IDB, d Dialect) error {
 		}
 	}
 	if err := migrateTrigrams(ctx, db, d, shared); err != nil {
+		return err
+	}
+	if err := migrateNodes(ctx, db, d); err != nil {
 		return err
 	}
 	if !d.ConstLimit {

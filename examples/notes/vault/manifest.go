@@ -13,7 +13,7 @@ import (
 // manifestFormat is the version of the rules a manifest's notes were
 // built with; an import of a manifest of another version parses every
 // note again (and rewrites those that come out different).
-const manifestFormat = "1"
+const manifestFormat = "2"
 
 // The manifest's tables. The SQL is the same on SQLite and Postgres.
 var manifestSchema = []string{

@@ -51,9 +51,6 @@ func (n *parsedNote) deps() []string {
 	for _, p := range n.parents {
 		out = append(out, keys(n.dir(), rawLink{Link: ports.Link{Target: parentName(p)}})...)
 	}
-	for dir := path.Dir(n.ID); dir != "."; dir = path.Dir(dir) {
-		out = append(out, nameKey(dir))
-	}
 	slices.Sort(out)
 	return slices.Compact(out)
 }
@@ -77,8 +74,7 @@ type counts struct {
 
 // note returns n with its links and parents resolved by r, which holds
 // the files of n.deps(): the links in order, those to existing
-// attachments left out; the parents its front matter names, and the
-// index note of the nearest enclosing folder that has one.
+// attachments left out; the parents its front matter names.
 func (r resolver) note(n *parsedNote) (ports.Note, counts) {
 	out := n.Note
 	var c counts
@@ -108,12 +104,6 @@ func (r resolver) note(n *parsedNote) (ports.Note, counts) {
 		}
 		if id != n.ID {
 			out.Parents = append(out.Parents, id)
-		}
-	}
-	for dir := path.Dir(n.ID); dir != "."; dir = path.Dir(dir) {
-		if slices.ContainsFunc(r[nameKey(dir)], func(f file) bool { return f.id == dir }) {
-			out.Parents = append(out.Parents, dir)
-			break
 		}
 	}
 	return out, c

@@ -37,10 +37,10 @@
 //   - created and updated (or date): dates or RFC 3339 times; without them
 //     the file's modification time.
 //
-// Folders are hierarchy: a note's parent is the index note of its folder
-// ("projects/atlas/index.md" for "projects/atlas/design.md"), or of the
-// nearest enclosing folder that has one, together with the parents its
-// front matter names.
+// Folders are the hierarchy: the store makes every folder a node, the
+// parent of the notes and folders in it (see [ports.Notes]), and a
+// folder's index note stands for its folder. A note's Parents are the
+// notes its front matter names, which are its parents too.
 //
 // Every other file is an attachment, of a [Kind] (image, audio, video,
 // pdf, canvas or other) read from its extension.

@@ -104,9 +104,9 @@ func TestLoad(t *testing.T) {
 		links     []ports.Link
 	}{
 		{"projects", "Projects Index", nil, []ports.Link{{Target: "Home"}}},
-		{"projects/alpha", "alpha", []string{"Home", "projects"}, []ports.Link{{Target: "projects/beta"}}},
-		{"projects/beta", "beta", []string{"projects/alpha", "projects"}, []ports.Link{{Target: "Home", Text: "back"}}},
-		{"projects/deep/gamma", "gamma", []string{"projects"}, nil},
+		{"projects/alpha", "alpha", []string{"Home"}, []ports.Link{{Target: "projects/beta"}}},
+		{"projects/beta", "beta", []string{"projects/alpha"}, []ports.Link{{Target: "Home", Text: "back"}}},
+		{"projects/deep/gamma", "gamma", nil, nil},
 	} {
 		n := byID[c.id]
 		if n.Title != c.title || !slices.Equal(n.Parents, c.parents) || !slices.Equal(n.Links, c.links) {

@@ -1,0 +1,16 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/uptrace/bun"
+
+	"github.com/boundedkit/bounded/adapters/internal/adaptertest"
+	"github.com/boundedkit/bounded/adapters/postgres"
+	"github.com/boundedkit/bounded/ports"
+)
+
+func TestNodeMigration(t *testing.T) {
+	adaptertest.NodeMigration(t, openDB(t), func(db *bun.DB) (ports.Notes, error) { return postgres.New(context.Background(), db) })
+}
