@@ -257,7 +257,7 @@ func (s *Set) expand(ctx context.Context, r *request, ids []string) ([]*Context,
 				continue
 			}
 			for _, n := range p.Items {
-				c.Parents = append(c.Parents, ContextNote{ID: n.ID, Title: n.Title})
+				c.Parents = append(c.Parents, ContextNote{ID: n.ID, Title: n.Title, Folder: n.Folder})
 			}
 			c.MoreParents = more("get_parents", bounded.Args{{Name: "id", Value: id}}, p.Page(contextParents).Page, ports.ParentsLimits.Default)
 		}
@@ -267,7 +267,7 @@ func (s *Set) expand(ctx context.Context, r *request, ids []string) ([]*Context,
 				continue
 			}
 			for _, n := range d.Items {
-				c.Children = append(c.Children, ContextNote{ID: n.ID, Title: n.Title, Depth: n.Depth})
+				c.Children = append(c.Children, ContextNote{ID: n.ID, Title: n.Title, Folder: n.Folder, Depth: n.Depth})
 			}
 			c.MoreChildren = more("get_descendants", bounded.Args{{Name: "id", Value: id}, {Name: "maxDepth", Value: ex.ChildLevels}}, d.Page(contextChildren).Page, ports.DescendantsLimits.Default)
 		}
@@ -315,7 +315,9 @@ func more(tool string, args bounded.Args, info bounded.PageInfo, defaultLimit in
 func (s *Set) snippets(ctx context.Context, notes []*ContextNote, chars int) error {
 	var ids []string
 	for _, n := range notes {
-		ids = append(ids, n.ID)
+		if !n.Folder {
+			ids = append(ids, n.ID)
+		}
 	}
 	slices.Sort(ids)
 	ids = slices.Compact(ids)

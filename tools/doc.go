@@ -46,6 +46,23 @@
 // Under [Config.CursorHints] every next call continues by cursor instead,
 // after a budget cut too.
 //
+// # Note ids and folders
+//
+// A note id is the note's vault path without extension. Every tool that
+// takes one also takes what an Obsidian link takes: a basename ("Canvas"),
+// a path in other case or with ".md" ("en/plugins/canvas.md"). An id the
+// store does not find is resolved as a link from the vault root is
+// (ports.Notes.ResolveNotes): the call reads the note it names, and its
+// hint and next call name that note. A name several notes share equally
+// is an error matching ports.ErrAmbiguous that lists them; a name naming
+// nothing is ports.ErrNotFound, with the closest names of the knowledge
+// graph's fuzzy index when [Config.Knowledge] holds an entity per note.
+// An exact id costs no statement more; a name, one.
+//
+// Folders are nodes of the hierarchy: get_children, get_parents and
+// get_descendants take a folder's id and list folders (folder: true)
+// beside notes. An empty listing says why in its hint.
+//
 // # Responses
 //
 // A response is the envelope of [bounded.Fit]: results, pagination (total,

@@ -55,8 +55,13 @@ type projected struct {
 func (p projected) MarshalJSON() ([]byte, error) { return p.raw, nil }
 
 // fitFields is bounded.Fit for a request: when the call gives fields, the
-// results keep only those (and their id), validated against T's fields.
+// results keep only those (and their id), validated against T's fields;
+// while the data is being written, its pagination says so
+// ([fitImporting]).
 func fitFields[T any](r *request, in bounded.FitInput[T]) (bounded.Fitted, error) {
+	if r.importing {
+		return fitImporting(r, in)
+	}
 	in.Notes = append(in.Notes, r.notes...)
 	fields := r.in.strs("fields")
 	if len(fields) == 0 {

@@ -16,6 +16,9 @@ import (
 type NoteItem struct {
 	ID    string `json:"id"`
 	Title string `json:"title"`
+	// Folder marks a folder no note stands for (the hierarchy tools):
+	// get_children lists what it holds; get_note finds no note there.
+	Folder bool `json:"folder,omitempty"`
 	// Tags and UpdatedAt: detailed.
 	Tags      []string   `json:"tags,omitempty"`
 	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
@@ -150,8 +153,8 @@ type CodeItem struct {
 	Withheld      []string          `json:"withheld,omitempty"`
 }
 
-// Context is the hierarchy around a result: its parents and the notes below
-// it, each with a short snippet of content.
+// Context is the hierarchy around a result: its parents and the notes and
+// folders below it, each note with a short snippet of content.
 type Context struct {
 	Parents []ContextNote `json:"parents,omitempty"`
 	// MoreParents names the call that lists the parents left out.
@@ -161,10 +164,12 @@ type Context struct {
 	MoreChildren string `json:"moreChildren,omitempty"`
 }
 
-// ContextNote is a note of a [Context].
+// ContextNote is a note or folder of a [Context].
 type ContextNote struct {
 	ID    string `json:"id"`
 	Title string `json:"title"`
+	// Folder marks a folder no note stands for.
+	Folder bool `json:"folder,omitempty"`
 	// Depth is 1 for a child, 2 for a grandchild; 0 for a parent.
 	Depth int `json:"depth,omitempty"`
 	// Snippet is the start of the note's content, clipped with a visible
@@ -174,7 +179,7 @@ type ContextNote struct {
 
 // noteItem is the listing view of a note.
 func (r *request) noteItem(n ports.NoteRef) NoteItem {
-	it := NoteItem{ID: n.ID, Title: n.Title}
+	it := NoteItem{ID: n.ID, Title: n.Title, Folder: n.Folder}
 	if r.detailed {
 		it.Tags = n.Tags
 		it.UpdatedAt = timePtr(n.UpdatedAt)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/boundedkit/bounded"
 	"github.com/boundedkit/bounded/driver"
@@ -62,12 +63,16 @@ func single[T any](item T) bounded.Paged[T] {
 func (s *Set) addNotes() {
 	notes := s.cfg.Notes
 	s.add(spec{name: "get_note",
-		desc: "Read one note by id (its vault path without extension): title, tags, dates and a window of its lines.",
+		desc: "Read one note by id (its vault path without extension, or a name as a link gives it): title, tags, dates and a window of its lines.",
 		params: append(append([]param{idParam("The note's id.")}, windowParams()...),
 			param{name: "charOffset", kind: kindInt, hasMin: true, hasMax: true, max: bounded.MaxOffset, def: 0, sentinel: bounded.ErrInvalidWindow,
 				desc: "Characters of line lineOffset already read."}),
 	}, func(ctx context.Context, r *request) ([]byte, error) {
-		nc, err := notes.GetNote(ctx, r.in.str("id"), r.window())
+		var nc ports.NoteContent
+		err := s.named(ctx, r, "id", func(id string) (err error) {
+			nc, err = notes.GetNote(ctx, id, r.window())
+			return err
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -92,15 +97,9 @@ func (s *Set) addNotes() {
 			return nil, err
 		}
 		batch := idPage.Items
-		found := make(map[string]ports.NoteContent)
-		if len(batch) > 0 {
-			res, err := notes.GetNotes(ctx, batch, r.window())
-			if err != nil {
-				return nil, err
-			}
-			for _, nc := range res.Notes {
-				found[nc.ID] = nc
-			}
+		found, err := s.notesNamed(ctx, r, batch)
+		if err != nil {
+			return nil, err
 		}
 		page := bounded.Paged[NoteContentItem]{Page: idPage.Page}
 		for i, id := range batch {
@@ -148,7 +147,7 @@ func (s *Set) addNotes() {
 	s.add(spec{name: "search_by_links", paged: true, limits: ports.SearchByLinksLimits,
 		desc: "Find notes by their links, most recently updated first: a note matches every criterion given (at least one), a list criterion by any entry.",
 		params: []param{
-			listParam("hasLinksTo", "Notes with an internal link to any of these note ids.", ports.MaxGetNotes),
+			listParam("hasLinksTo", "Notes with an internal link to any of these note ids (or names, as links give them).", ports.MaxGetNotes),
 			listParam("linkedFrom", "Notes that any of these notes link to.", ports.MaxGetNotes),
 			listParam("externalDomains", "Notes with an external link to any of these domains or their subdomains.", ports.MaxGetNotes),
 			{name: "brokenLinks", kind: kindBool, desc: "Only notes with at least one link to a missing note."},
@@ -157,6 +156,10 @@ func (s *Set) addNotes() {
 		q := ports.LinkQuery{
 			HasLinksTo: r.in.strs("hasLinksTo"), LinkedFrom: r.in.strs("linkedFrom"),
 			ExternalDomains: r.in.strs("externalDomains"), BrokenLinks: r.in.bool("brokenLinks"),
+		}
+		q, err := s.linkNames(ctx, r, q)
+		if err != nil {
+			return nil, err
 		}
 		page, err := notes.SearchByLinks(ctx, q, r.page)
 		return s.noteList(ctx, r, page, err)
@@ -184,40 +187,55 @@ func (s *Set) addNotes() {
 		desc:   "List the notes that link to a note (which need not exist), most recently updated first.",
 		params: []param{idParam("The linked note's id.")},
 	}, func(ctx context.Context, r *request) ([]byte, error) {
-		page, err := notes.Backlinks(ctx, r.in.str("id"), r.page)
+		page, err := s.backlinks(ctx, r)
 		return s.noteList(ctx, r, page, err)
 	})
 
 	s.add(spec{name: "get_children", paged: true, limits: ports.ChildrenLimits,
-		desc:   "List the notes directly below a note in the hierarchy, by title.",
-		params: []param{idParam("The parent note's id.")},
+		desc:   "List what is directly below a note or folder in the hierarchy, by title: the notes and folders in a folder, and the notes naming it as their parent. A folder is the parent of what it holds.",
+		params: []param{idParam("The note's or folder's id.")},
 	}, func(ctx context.Context, r *request) ([]byte, error) {
-		page, err := notes.Children(ctx, r.in.str("id"), r.page)
+		var page bounded.Paged[ports.NoteRef]
+		err := s.named(ctx, r, "id", func(id string) (err error) {
+			page, err = notes.Children(ctx, id, r.page)
+			return err
+		})
+		r.whyEmpty(page.Page, "has nothing below it: it is a note, not a folder, and no note names it as its parent")
 		return s.noteList(ctx, r.flat(), page, err)
 	})
 
 	s.add(spec{name: "get_parents", paged: true, limits: ports.ParentsLimits,
-		desc:   "List the notes directly above a note in the hierarchy, by title.",
-		params: []param{idParam("The child note's id.")},
+		desc:   "List what is directly above a note or folder in the hierarchy, by title: its folder, and the notes it names as its parents.",
+		params: []param{idParam("The note's or folder's id.")},
 	}, func(ctx context.Context, r *request) ([]byte, error) {
-		page, err := notes.Parents(ctx, r.in.str("id"), r.page)
+		var page bounded.Paged[ports.NoteRef]
+		err := s.named(ctx, r, "id", func(id string) (err error) {
+			page, err = notes.Parents(ctx, id, r.page)
+			return err
+		})
+		r.whyEmpty(page.Page, "has no parents: it is at the vault root, and names no parent that exists")
 		return s.noteList(ctx, r.flat(), page, err)
 	})
 
 	s.add(spec{name: "get_descendants", paged: true, limits: ports.DescendantsLimits,
-		desc: "List the notes below a note down to maxDepth levels, each once at its shortest depth, by depth, then title.",
+		desc: "List the notes and folders below a note or folder down to maxDepth levels, each once at its shortest depth, by depth, then title.",
 		params: []param{
-			idParam("The top note's id."),
+			idParam("The top note's or folder's id."),
 			{name: "maxDepth", kind: kindInt, hasMin: true, min: 1, hasMax: true, max: ports.MaxDescendantDepth, def: ports.DefaultDescendantDepth,
 				sentinel: ports.ErrInvalidQuery,
 				desc:     "Levels to descend."},
 		},
 	}, func(ctx context.Context, r *request) ([]byte, error) {
 		maxDepth, _ := r.in.vals["maxDepth"].(int)
-		page, err := notes.Descendants(ctx, r.in.str("id"), maxDepth, r.page)
+		var page bounded.Paged[ports.Descendant]
+		err := s.named(ctx, r, "id", func(id string) (err error) {
+			page, err = notes.Descendants(ctx, id, maxDepth, r.page)
+			return err
+		})
 		if err != nil {
 			return nil, err
 		}
+		r.whyEmpty(page.Page, "has nothing below it: it is a note, not a folder, and no note names it as its parent")
 		return fit(r, mapPage(page, func(_ int, d ports.Descendant) DescendantItem {
 			return DescendantItem{NoteItem: r.noteItem(d.NoteRef), Depth: d.Depth}
 		}), nil, nil)
@@ -227,7 +245,11 @@ func (s *Set) addNotes() {
 		desc:   "List the notes related to a note, most related first: score = shared tags + shared link targets + 2 when linked either way.",
 		params: []param{idParam("The note's id.")},
 	}, func(ctx context.Context, r *request) ([]byte, error) {
-		page, err := notes.RelatedNotes(ctx, r.in.str("id"), r.page)
+		var page bounded.Paged[ports.Related]
+		err := s.named(ctx, r, "id", func(id string) (err error) {
+			page, err = notes.RelatedNotes(ctx, id, r.page)
+			return err
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -438,22 +460,33 @@ func (s *Set) noteLinks(ctx context.Context, r *request) ([]byte, error) {
 			pages.Incoming = p
 		}
 	}
+	// read reads pages of the links of the note the id argument names.
+	var links ports.NoteLinks
+	read := func() error {
+		return s.named(ctx, r, "id", func(x string) (err error) {
+			id = x
+			links, err = s.cfg.Notes.NoteLinks(ctx, x, pages)
+			return err
+		})
+	}
 	if i := slices.Index(names[:], category); i >= 0 {
 		if _, err := ports.NoteLinksLimits.Normalize(r.page); err != nil {
 			return nil, err
 		}
 		set(i, r.page)
-		links, err := s.cfg.Notes.NoteLinks(ctx, id, pages)
-		if err != nil {
+		if err := read(); err != nil {
 			return nil, err
 		}
 		return fit(r, mapPage(at(links)[i], func(_ int, l ports.LinkRef) LinkItem { return s.linkItem(r, category, l) }), nil, nil)
 	}
+	if _, err := ports.NoteLinksLimits.Normalize(r.page); err != nil {
+		return nil, err
+	}
+	if err := read(); err != nil {
+		return nil, err
+	}
+	counts := links
 	all := bounded.FromFunc(func(ctx context.Context, req bounded.Request) ([]LinkItem, int, error) {
-		counts, err := s.cfg.Notes.NoteLinks(ctx, id, pages)
-		if err != nil {
-			return nil, 0, err
-		}
 		var totals [3]int
 		total := 0
 		for i, p := range at(counts) {
@@ -532,4 +565,121 @@ func distinct(ids []string) []string {
 		}
 	}
 	return out
+}
+
+// notesNamed reads the notes of ids with the call's window, by id: those
+// the store finds, then, in one more read, those the other ids name as
+// links do (see [Set.named]), under the id as given.
+func (s *Set) notesNamed(ctx context.Context, r *request, ids []string) (map[string]ports.NoteContent, error) {
+	found := make(map[string]ports.NoteContent)
+	if len(ids) == 0 {
+		return found, nil
+	}
+	res, err := s.cfg.Notes.GetNotes(ctx, ids, r.window())
+	if err != nil {
+		return nil, err
+	}
+	for _, nc := range res.Notes {
+		found[nc.ID] = nc
+	}
+	if len(res.Missing) == 0 {
+		return found, nil
+	}
+	to, err := s.resolveAll(ctx, r, res.Missing)
+	if err != nil || len(to) == 0 {
+		return found, err
+	}
+	var named []string
+	for _, name := range res.Missing {
+		if id, ok := to[name]; ok {
+			named = append(named, id)
+		}
+	}
+	more, err := s.cfg.Notes.GetNotes(ctx, named, r.window())
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]ports.NoteContent)
+	for _, nc := range more.Notes {
+		byID[nc.ID] = nc
+	}
+	for name, id := range to {
+		if nc, ok := byID[id]; ok {
+			found[name] = nc
+		}
+	}
+	return found, nil
+}
+
+// backlinks reads get_backlinks' page. The backlinks of an id no link
+// names, on a first page, are those of the note it names as a link does,
+// if another (see [Set.named]): an id need not name a note, so the store
+// finding none is no error.
+func (s *Set) backlinks(ctx context.Context, r *request) (bounded.Paged[ports.NoteRef], error) {
+	id := r.in.str("id")
+	page, err := s.cfg.Notes.Backlinks(ctx, id, r.page)
+	if err != nil || len(page.Items) > 0 || page.Page.HasMore || r.page.Offset > 0 || r.page.Cursor != "" {
+		return page, err
+	}
+	res, err := s.cfg.Notes.ResolveNotes(ctx, []string{id})
+	if err != nil {
+		return page, err
+	}
+	switch to := res[0]; {
+	case to.ID != "" && to.ID != id:
+		r.resolved("id", id, to.ID)
+		return s.cfg.Notes.Backlinks(ctx, to.ID, r.page)
+	case to.Matches > 1:
+		r.notes = append(r.notes, "No link names "+strconv.Quote(id)+" as written; "+ambiguity(to)+".")
+	}
+	return page, nil
+}
+
+// linkNames adds to q's hasLinksTo and linkedFrom the notes their entries
+// name as links do (see [Set.named]), in one read, when other than the
+// entry; the hint says so, and names the candidates of an ambiguous entry.
+func (s *Set) linkNames(ctx context.Context, r *request, q ports.LinkQuery) (ports.LinkQuery, error) {
+	lists := []*[]string{&q.HasLinksTo, &q.LinkedFrom}
+	var names []string
+	for _, l := range lists {
+		names = append(names, *l...)
+	}
+	if len(names) == 0 || q.Validate() != nil {
+		return q, nil
+	}
+	to := make(map[string]ports.Resolution)
+	for batch := range slices.Chunk(ports.Distinct(names), ports.MaxGetNotes) {
+		res, err := s.cfg.Notes.ResolveNotes(ctx, batch)
+		if err != nil {
+			return q, err
+		}
+		for _, x := range res {
+			to[x.Name] = x
+			switch {
+			case x.ID != "" && x.ID != x.Name:
+				r.notes = append(r.notes, fmt.Sprintf("%s resolved, as a link does, to %s.", strconv.Quote(x.Name), strconv.Quote(x.ID)))
+			case x.Matches > 1:
+				r.notes = append(r.notes, ambiguity(x)+".")
+			}
+		}
+	}
+	for _, l := range lists {
+		out := slices.Clone(*l)
+		for _, name := range *l {
+			if x := to[name]; x.ID != "" && x.ID != name && !slices.Contains(out, x.ID) && len(out) < ports.MaxGetNotes {
+				out = append(out, x.ID)
+			}
+		}
+		*l = out
+	}
+	return q, nil
+}
+
+// whyEmpty ends the hint of an empty hierarchy listing with why: the id,
+// then because.
+func (r *request) whyEmpty(p bounded.PageInfo, because string) {
+	if p.Total == 0 && p.Returned == 0 && p.TotalKind == bounded.TotalExact {
+		id, _ := r.call.Args.Get("id")
+		r.notes = append(r.notes, fmt.Sprintf("%s %s.", strconv.Quote(fmt.Sprint(id)), because))
+	}
 }

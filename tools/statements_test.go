@@ -46,8 +46,8 @@ func countStatements(t *testing.T, s store) *statementCounter {
 
 // hierarchyNotes is a vault where every listed note has a parent and
 // children: 60 notes top/NN (the most recently updated, titled "Top NN"),
-// each a child of root with 3 children top/NN/cK, whose content has
-// front matter and several lines for the snippets.
+// each a child of root and of the folder top, with 3 children top/NN/cK,
+// whose content has front matter and several lines for the snippets.
 func hierarchyNotes() []ports.Note {
 	notes := []ports.Note{{ID: "root", Title: "Root", Content: "the root\n", UpdatedAt: base}}
 	for i := range 60 {
@@ -164,6 +164,10 @@ func TestContextStatements(t *testing.T) {
 				}
 				if !bytes.Contains(out, []byte(`"children":[{`)) || !bytes.Contains(out, []byte(`"snippet":"Child`)) {
 					t.Errorf("%s(%s): no children with snippets in the response:\n%.1000s", c.tool, c.args, out)
+				}
+				// The parents of top/NN: root, named, and the folder top.
+				if c.context == 3 && !bytes.Contains(out, []byte(`{"id":"top","title":"top","folder":true}`)) {
+					t.Errorf("%s(%s): no folder among the parents:\n%.1000s", c.tool, c.args, out)
 				}
 				want, old := call(oneByOne, c.tool, c.args)
 				if !bytes.Equal(out, want) {

@@ -84,6 +84,12 @@ type Config struct {
 	// large result sets cheap; the response says "1,000+" or leaves the
 	// total out, honestly.
 	Counts map[string]Count
+	// Importing, when set, reports whether the data the tool named reads
+	// is still being written, an import in progress. While it is, the
+	// tool's totals of items found are lower bounds (totalKind atLeast)
+	// and its pagination says "importing": true. It is asked once per
+	// call, before the call reads.
+	Importing func(tool string) bool
 }
 
 // defaultCounts are the count strategies of the tools [Config.Counts]
@@ -210,8 +216,13 @@ type request struct {
 	// noCursor: the tool takes no cursor (it pages in memory), so its
 	// responses carry none.
 	noCursor bool
-	// notes end the hint: the budgets clamped to their maxima.
+	// notes end the hint: the budgets clamped to their maxima, names
+	// resolved, why a listing is empty.
 	notes []string
+	// importing: the data the tool reads is still being written
+	// ([Config.Importing]). counted: the tool's totals count stored items
+	// (every paged tool but get_notes, which pages over the ids given).
+	importing, counted bool
 }
 
 // handler answers a parsed call.
@@ -316,6 +327,8 @@ func (s *Set) newRequest(sp *spec, in *input) (*request, error) {
 		}
 	}
 	r.budget = callBudget(s.cfg.Budget, in)
+	r.importing = s.cfg.Importing != nil && s.cfg.Importing(sp.name)
+	r.counted = sp.paged && sp.name != "get_notes"
 	r.call = bounded.Call{Tool: sp.name, Paging: sp.paging, DefaultLimit: sp.limits.Default}
 	if s.cfg.CursorHints && sp.paged && !sp.noCursor {
 		r.call.Paging = bounded.ByCursor
@@ -439,6 +452,7 @@ func (s *Set) Instructions() string {
 	}
 	b.WriteString("Paged tools take limit and offset (search_knowledge: 0-based page and pageSize), and cursor; larger limits are clamped to the maximum. pagination has total (totalKind exact, atLeast or unknown), hasMore and nextOffset.\n")
 	b.WriteString("detail=concise returns fewer fields per result; fields=[...] only the fields named (and id).\n")
+	b.WriteString("A note id is the note's vault path without extension; a name as an Obsidian link gives it (a basename, other case, .md) is resolved as the link is, and the hint says to what. Folders are the hierarchy's nodes (folder: true).\n")
 	b.WriteString("Notes' text comes in windows of lines: contentMetadata has totalLines, returnedLines and nextOffset, and the get_note call that reads on (with charOffset inside a long line) is get_note's next, each note's nextLines in get_notes.\n")
 	switch s.policy.Mode {
 	case ports.Private:
