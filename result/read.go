@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 	"github.com/boundedkit/bounded/result/internal/jtree"
 )
 
@@ -43,7 +45,14 @@ type ReadArgs struct {
 	// MaxLines caps the lines of a text read; 0 means
 	// bounded.MaxWindowLines.
 	MaxLines int `json:"maxLines,omitempty"`
+	// Cursor stands for a Pointer over MaxPointerArg bytes, as next
+	// gives it; a read takes one or the other.
+	Cursor string `json:"cursor,omitempty"`
 }
+
+// MaxPointerArg is the longest pointer a next call repeats; a longer one
+// becomes a cursor.
+const MaxPointerArg = 200
 
 // Answer is the answer to a read.
 type Answer struct {
@@ -116,11 +125,65 @@ func (b *Bounder) Read(ctx context.Context, budget bounded.Budget, principal str
 		return Answer{}, err
 	}
 	r := &reader{b: b, ctx: ctx, budget: budget, lc: lc, lt: lt, id: id, handle: a.Handle, m: m, args: a, principal: principal}
-	chain, err := r.resolve(a.Pointer)
+	var chain []*vnode
+	switch {
+	case a.Cursor != "" && a.Pointer != "":
+		return Answer{}, fmt.Errorf("%w: pass pointer or cursor, not both", ErrInvalidRead)
+	case a.Cursor != "":
+		chain, err = r.resolveCursor(a.Cursor)
+	default:
+		chain, err = r.resolve(a.Pointer)
+	}
 	if err != nil {
 		return Answer{}, err
 	}
 	return r.answer(chain)
+}
+
+// cursorScope is the scope of the cursors of a handle's reads.
+func cursorScope(handle string) string { return "read\x00" + handle }
+
+// where returns the argument that names the value at ptr, whose index
+// path is path: the pointer, or a cursor when it is long; nil for the
+// whole result.
+func (r *reader) where(ptr string, path []int) bounded.Args {
+	switch {
+	case ptr == "":
+		return nil
+	case len(ptr) <= MaxPointerArg:
+		return bounded.Args{{Name: "pointer", Value: ptr}}
+	}
+	keys := make([]any, len(path))
+	for i, p := range path {
+		keys[i] = int64(p)
+	}
+	c, err := r.b.codec.Encode(cursorScope(r.handle), driver.Cursor{Keys: keys})
+	if err != nil {
+		return bounded.Args{{Name: "pointer", Value: ptr}}
+	}
+	return bounded.Args{{Name: "cursor", Value: c}}
+}
+
+// resolveCursor returns the values from the root to the one a cursor
+// names.
+func (r *reader) resolveCursor(s string) ([]*vnode, error) {
+	c, err := r.b.codec.Decode(cursorScope(r.handle), s)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the cursor is not one of this handle's: %w", ErrInvalidRead, err)
+	}
+	chain := []*vnode{{d: r.m.Root}}
+	for _, k := range c.Keys {
+		i, ok := k.(int64)
+		if !ok || i < 0 || i > math.MaxInt32 {
+			return nil, fmt.Errorf("%w: the cursor is not one of this handle's", ErrInvalidRead)
+		}
+		v, err := r.child(chain[len(chain)-1], "", int(i))
+		if err != nil {
+			return nil, err
+		}
+		chain = append(chain, v)
+	}
+	return chain, nil
 }
 
 // resolve returns the values from the root to the one ptr names.
@@ -133,7 +196,7 @@ func (r *reader) resolve(ptr string) ([]*vnode, error) {
 	chain := []*vnode{root}
 	for _, tok := range toks {
 		v := chain[len(chain)-1]
-		c, err := r.child(v, tok)
+		c, err := r.child(v, tok, -1)
 		if err != nil {
 			return nil, err
 		}
@@ -142,9 +205,12 @@ func (r *reader) resolve(ptr string) ([]*vnode, error) {
 	return chain, nil
 }
 
-// child returns the child tok of v.
-func (r *reader) child(v *vnode, tok string) (*vnode, error) {
+// child returns the child of v that tok names, or else the child idx.
+func (r *reader) child(v *vnode, tok string, idx int) (*vnode, error) {
 	notFound := func() error {
+		if idx >= 0 {
+			tok = strconv.Itoa(idx)
+		}
 		return fmt.Errorf("%w: %s has no %q", ErrInvalidRead, orString(v.ptr, "the result"), tok)
 	}
 	if v.d.Kind != '[' && v.d.Kind != '{' {
@@ -153,13 +219,15 @@ func (r *reader) child(v *vnode, tok string) (*vnode, error) {
 	if err := r.open(v); err != nil {
 		return nil, err
 	}
-	idx := -1
-	if v.d.Kind == '[' {
+	if idx < 0 && v.d.Kind == '[' {
 		i, ok := jtree.Index(tok)
-		if !ok || i >= v.d.Count {
+		if !ok {
 			return nil, notFound()
 		}
 		idx = i
+	}
+	if idx >= v.d.Count {
+		return nil, notFound()
 	}
 	var found *item
 	err := r.children(v, max(idx, 0), func(i int, it item) bool {
@@ -175,7 +243,7 @@ func (r *reader) child(v *vnode, tok string) (*vnode, error) {
 	if found == nil {
 		return nil, notFound()
 	}
-	return &vnode{ptr: v.ptr + "/" + jtree.EscapeToken(tok), path: append(slices.Clip(v.path), idx), d: found.d}, nil
+	return &vnode{ptr: r.childPtr(v, idx, found.key), path: append(slices.Clip(v.path), idx), d: found.d}, nil
 }
 
 // open reads what a value not split needs: a container's children, a
@@ -292,7 +360,11 @@ func (r *reader) answer(chain []*vnode) (Answer, error) {
 			if err != nil || into == nil {
 				return ans, err
 			}
-			r.notes = append(r.notes[:0], fmt.Sprintf("%s alone is over the budget: this reads into it.", strconv.Quote(into.ptr)))
+			what := string(jtree.AppendString(nil, into.ptr))
+			if len(into.ptr) > MaxPointerArg {
+				what = "Part " + strconv.Itoa(into.path[len(into.path)-1]) + " of the value"
+			}
+			r.notes = append(r.notes[:0], what+" alone is over the budget: this reads into it.")
 			chain, offset, line, char = append(chain, into), 0, 0, 0
 		case '"', kindText:
 			return r.window(chain, line, char)
@@ -304,10 +376,7 @@ func (r *reader) answer(chain []*vnode) (Answer, error) {
 
 // call is the read call that produced an answer about v.
 func (r *reader) call(v *vnode, extra ...bounded.Arg) bounded.Call {
-	args := bounded.Args{{Name: "handle", Value: r.handle}}
-	if v.ptr != "" {
-		args = append(args, bounded.Arg{Name: "pointer", Value: v.ptr})
-	}
+	args := append(bounded.Args{{Name: "handle", Value: r.handle}}, r.where(v.ptr, v.path)...)
 	return bounded.Call{Tool: r.b.o.ReadTool, Args: append(args, extra...), Paging: bounded.ByOffset, DefaultLimit: ReadLimits.Default}
 }
 
@@ -374,14 +443,14 @@ func (r *reader) page(chain []*vnode, offset int) (Answer, *vnode, error) {
 		in.Notes = append(in.Notes, "Image, audio and blob data are read as resources: "+r.b.o.ResourcePrefix+r.handle+"/content/<index>.")
 	}
 	fd, err := bounded.FitContext(r.ctx, r.budget, in)
-	if err != nil {
+	descend := first != nil && (first.d.Kind == '[' || first.d.Kind == '{' || first.d.Kind == '"')
+	switch {
+	case descend && (errors.Is(err, bounded.ErrInvalidBudget) ||
+		fd.Truncation.Reason == bounded.ReasonSingleResultTooLarge || fd.Truncation.Reason == bounded.ReasonBudgetTooSmall):
+		// The first alone is over the budget, or even the answer saying so.
+		return Answer{}, into(), nil
+	case err != nil:
 		return Answer{}, nil, err
-	}
-	switch fd.Truncation.Reason {
-	case bounded.ReasonSingleResultTooLarge, bounded.ReasonBudgetTooSmall:
-		if first != nil && (first.d.Kind == '[' || first.d.Kind == '{' || first.d.Kind == '"') {
-			return Answer{}, into(), nil
-		}
 	}
 	kind := CutArray
 	if v.d.Kind == '{' {
@@ -420,11 +489,18 @@ func (r *reader) after(chain []*vnode) bounded.Args {
 		return nil
 	}
 	if c != nil {
-		return withHandle(r.handle, cut{ptr: c.Ptr, kind: c.Kind, from: c.From, line: c.Line, char: c.Char}.readArgs())
+		return r.at(c.Ptr, c.Path, cut{kind: c.Kind, from: c.From, line: c.Line, char: c.Char})
 	}
 	// q itself: a child of an ancestor in chain.
 	parent := chain[len(p.path)-1]
-	return withHandle(r.handle, cut{ptr: parent.ptr, kind: parent.d.Kind, from: p.path[len(p.path)-1]}.readArgs())
+	return r.at(parent.ptr, parent.path, cut{kind: parent.d.Kind, from: p.path[len(p.path)-1]})
+}
+
+// at returns the arguments of the read of the value at ptr (index path
+// path) from c's position.
+func (r *reader) at(ptr string, path []int, c cut) bounded.Args {
+	args := append(bounded.Args{{Name: "handle", Value: r.handle}}, r.where(ptr, path)...)
+	return append(args, c.readArgs()...)
 }
 
 // value answers a read of a number, true, false, null or short string.

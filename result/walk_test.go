@@ -308,6 +308,7 @@ func TestWalkShapes(t *testing.T) {
 		{"deep", map[string]any{"a": map[string]any{"b": map[string]any{"c": records(100, 30)}}}},
 		{"numbers", []json.Number{json.Number(strings.Repeat("9", 400)), "1e400", "-0.5"}},
 		{"many strings", strings.Split(strings.Repeat(long[:200]+"|", 200), "|")},
+		{"long keys", map[string]any{strings.Repeat("k/~", 100): map[string]any{strings.Repeat("é", 150): records(200, 3)}}},
 	} {
 		for _, budget := range []bounded.Budget{tight, {MaxChars: 3000, Margin: 1}, {}} {
 			t.Run(fmt.Sprintf("%s/%d", tc.name, budget.LimitChars()), func(t *testing.T) {

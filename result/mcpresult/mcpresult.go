@@ -141,7 +141,8 @@ const readSchema = `{"type":"object","properties":{` +
 	`"limit":{"type":"integer","minimum":1,"maximum":10000},` +
 	`"lineOffset":{"type":"integer","minimum":0,"description":"first line of a text"},` +
 	`"charOffset":{"type":"integer","minimum":0,"description":"first character of that line"},` +
-	`"maxLines":{"type":"integer","minimum":1,"maximum":2000}},` +
+	`"maxLines":{"type":"integer","minimum":1,"maximum":2000},` +
+	`"cursor":{"type":"string","description":"stands for a long pointer, as next gives it"}},` +
 	`"required":["handle"],"additionalProperties":false}`
 
 // Read answers a call of the read tool with raw arguments, for principal:
@@ -152,7 +153,7 @@ func Read(ctx context.Context, b *result.Bounder, budget bounded.Budget, princip
 	dec := json.NewDecoder(strings.NewReader(string(raw)))
 	dec.DisallowUnknownFields()
 	if len(raw) == 0 || dec.Decode(&a) != nil || a.Handle == "" {
-		return errorResult(fmt.Sprintf("Invalid arguments %s: %s takes handle, and optionally pointer, offset, limit, lineOffset, charOffset and maxLines, as a cut result names them.",
+		return errorResult(fmt.Sprintf("Invalid arguments %s: %s takes handle, and optionally pointer or cursor, offset, limit, lineOffset, charOffset and maxLines, as a cut result names them.",
 			clipped(raw), b.Options().ReadTool)), nil
 	}
 	ans, err := b.Read(ctx, budget, principal, a)
