@@ -152,12 +152,16 @@ type loader struct {
 // while the data loads.
 const loadingInstructions = "While the server is still importing its data, a hint begins by saying so: the results then come from what is imported so far."
 
-// startLoading imports the vault src into st, then indexes the tree code
-// ("" for this repository, "-" for none), in the background until done
-// or ctx ends, reporting on stderr.
-func startLoading(ctx context.Context, st *opened, src source, code string, stderr io.Writer) *loader {
-	ctx, cancel := context.WithCancel(ctx)
-	l := &loader{cancel: cancel, vaultDone: make(chan struct{}), done: make(chan struct{})}
+// newLoader returns a loader that has not started.
+func newLoader() *loader {
+	return &loader{cancel: func() {}, vaultDone: make(chan struct{}), done: make(chan struct{})}
+}
+
+// start imports the vault src into st, then indexes the tree code ("" for
+// this repository, "-" for none), in the background until done or ctx
+// ends, reporting on stderr.
+func (l *loader) start(ctx context.Context, st *opened, src source, code string, stderr io.Writer) {
+	ctx, l.cancel = context.WithCancel(ctx)
 	what := cmpOr(src.dir, "the demo vault")
 	fmt.Fprintf(stderr, "mcpserver: importing %s in the background; until it ends, tools answer from what is imported and say so\n", what)
 	go func() {
@@ -200,7 +204,6 @@ func startLoading(ctx context.Context, st *opened, src source, code string, stde
 			fmt.Fprintln(stderr, "mcpserver: loading done")
 		}
 	}()
-	return l
 }
 
 // stop stops loading and waits for it to end.
@@ -219,6 +222,14 @@ func (l *loader) loaded(tool string) <-chan struct{} {
 		return l.done
 	}
 	return l.vaultDone
+}
+
+// importing reports whether the data tool reads is being written: the
+// vault's notes and entities while the import runs, the code until it is
+// indexed (tools.Config.Importing).
+func (l *loader) importing(tool string) bool {
+	loaded := l.loaded(tool)
+	return loaded != nil && !isClosed(loaded)
 }
 
 // progressEvery is how often a call waiting for data notifies progress.
@@ -338,7 +349,7 @@ func indexCode(ctx context.Context, st ports.Code, dir string, stderr io.Writer)
 	if dir == "" {
 		var err error
 		if dir, err = moduleRoot(); err != nil {
-			fmt.Fprintln(stderr, "mcpserver: no code indexed:", err)
+			fmt.Fprintf(stderr, "mcpserver: no code indexed: %v (give the tree to index with -code)\n", err)
 			return nil
 		}
 	}
@@ -350,19 +361,19 @@ func indexCode(ctx context.Context, st ports.Code, dir string, stderr io.Writer)
 }
 
 // moduleRoot returns the folder of the nearest go.mod at or above the
-// current directory.
+// current directory; the error of none names the directory.
 func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
+	wd, err := os.Getwd()
 	if err != nil {
 		return "", err
 	}
-	for {
+	for dir := wd; ; {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
 			return dir, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", fs.ErrNotExist
+			return "", fmt.Errorf("no go.mod in %s or a folder above it: %w", wd, fs.ErrNotExist)
 		}
 		dir = parent
 	}

@@ -34,7 +34,8 @@
 // progress notifications), then answers from what is loaded so far, and
 // its hint begins by saying so ("Vault import in progress (1,200 of 6,280
 // notes written): results may be incomplete ..."; see
-// mcptools.AddNotice). The database is kept between runs (by
+// mcptools.AddNotice), its pagination says "importing": true and its
+// totals are lower bounds (totalKind "atLeast"; tools.Config.Importing). The database is kept between runs (by
 // default a file in the user cache directory, bounded/mcpserver/ under
 // $XDG_CACHE_HOME or ~/.cache on Linux, one per vault), so a restart
 // imports only the files that changed. The response history of two
@@ -191,8 +192,9 @@ func newServer(ctx context.Context, cfg config, stderr io.Writer) (*server, erro
 		b.MaxChars, b.Margin = cfg.budget, 1
 	}
 	b = mcptools.ClientBudget(b) // MAX_MCP_OUTPUT_TOKENS
+	l := newLoader()
 	set, err := tools.New(tools.Config{Notes: st.store, Knowledge: st.store, History: st.store, Code: st.store,
-		Mode: ports.Mode(cfg.mode), Budget: b, CursorHints: cfg.cursorHints})
+		Mode: ports.Mode(cfg.mode), Budget: b, CursorHints: cfg.cursorHints, Importing: l.importing})
 	if err != nil {
 		st.close()
 		return nil, err
@@ -205,7 +207,7 @@ func newServer(ctx context.Context, cfg config, stderr io.Writer) (*server, erro
 		paging = bounded.ByCursor
 	}
 	addDeploys(s, st.db, mcptools.Options[Deploy]{Limits: bounded.Limits{Default: 20, Max: 100}, Paging: paging, Budget: b})
-	l := startLoading(ctx, st, src, cfg.code, stderr)
+	l.start(ctx, st, src, cfg.code, stderr)
 	mcptools.AddNotice(s, b, l.notice)
 	s.AddReceivingMiddleware(l.waiting(cfg.wait)) // before the notice is read
 	return &server{mcp: s, st: st, load: l}, nil

@@ -615,6 +615,21 @@ func TestPostgres(t *testing.T) {
 	checkWalks(t, c)
 	checkLongLine(t, c, st)
 	checkWrites(t, c, st)
+
+	// A generated vault, in a schema of its own.
+	q.Set("search_path", schema+"_names")
+	u.RawQuery = q.Encode()
+	if _, err := admin.Exec("CREATE SCHEMA " + schema + "_names"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if _, err := admin.Exec("DROP SCHEMA " + schema + "_names CASCADE"); err != nil {
+			t.Errorf("drop schema %s_names: %v", schema, err)
+		}
+	})
+	dir, _ := genVault(t, vaultNotes())
+	c, _ = inProcess(t, config{pg: u.String(), vault: dir, code: "-", mode: "balanced"})
+	checkNames(t, c)
 }
 
 // TestCursorHints walks through a server started with -cursor-hints:
