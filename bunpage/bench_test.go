@@ -170,6 +170,65 @@ func BenchmarkPage(b *testing.B) {
 	}
 }
 
+// BenchmarkMixed reads the page after the event 90% deep (and 99% deep,
+// where a page of rows follows it) in an order of mixed directions,
+// created descending then id ascending, with an index on (created DESC,
+// id), in pages of 20 and 200, on SQLite and Postgres: by bunpage
+// ("bunpage"), by bunpage with the expanded keyset, as it wrote it
+// before the nested form, created <= ? AND ((created < ?) OR (created =
+// ? AND id > ?)) ("expanded"), and by the hand-written bun query with
+// created <= ? AND (created < ? OR id > ?) ("plain").
+func BenchmarkMixed(b *testing.B) {
+	ctx := context.Background()
+	for _, e := range engines[:2] {
+		for _, n := range benchRows(b) {
+			for _, depth := range []int{90, 99} {
+				for _, limit := range []int{20, 200} {
+					deep := makeEvent(n - n*depth/100)
+					if deep.ID <= int64(limit) {
+						continue // fewer rows than a page follow it
+					}
+					b.Run(fmt.Sprintf("%s/rows=%d/deep=%d%%/limit=%d", e.name, n, depth, limit), func(b *testing.B) {
+						benchMixed(ctx, b, benchDB(b, e, n), deep, limit)
+					})
+				}
+			}
+		}
+	}
+}
+
+func benchMixed(ctx context.Context, b *testing.B, db *bun.DB, deep event, limit int) {
+	for _, s := range []string{"CREATE INDEX IF NOT EXISTS events_created_desc_id ON events (created DESC, id)", analyze(db, "events")} {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	src, err := bunpage.New(db, db.NewSelect().Model((*event)(nil)),
+		bunpage.Col("created", func(e event) time.Time { return e.Created }).Desc(),
+		bunpage.Col("id", func(e event) int64 { return e.ID }).Unique())
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := bounded.Request{Limit: limit, Count: bounded.CountNone, At: &driver.Cursor{Keys: eventKeys(deep)}}
+	fetch := func(src *bunpage.Source[event]) func(ctx context.Context) ([]int64, error) {
+		return func(ctx context.Context) ([]int64, error) {
+			rows, err := src.Fetch(ctx, r)
+			return eventIDs(rows.Items), err
+		}
+	}
+	plain := func(ctx context.Context) ([]int64, error) {
+		var evs []event
+		err := db.NewSelect().Model(&evs).Where("created <= ? AND (created < ? OR id > ?)", deep.Created, deep.Created, deep.ID).
+			OrderExpr("created DESC, id ASC").Limit(int64(limit) + 1).Scan(ctx)
+		return eventIDs(evs[:min(len(evs), limit)]), err
+	}
+	sideBySideN(ctx, b, limit, []variant{
+		{"bunpage", fetch(src), false},
+		{"plain", plain, false},
+		{"expanded", fetch(bunpage.Portable(src)), false},
+	}, [][2]string{{"bunpage", "plain"}, {"expanded", "plain"}, {"expanded", "bunpage"}})
+}
+
 func eventIDs(evs []event) []int64 {
 	ids := make([]int64, len(evs))
 	for i, e := range evs {
@@ -183,12 +242,17 @@ func eventIDs(evs []event) []int64 {
 // reports each one's median time in µs ("<name>-us", the first one's as
 // ns/op too) and the ratios of the medians of the pairs.
 func sideBySide(ctx context.Context, b *testing.B, vs []variant, pairs [][2]string) {
+	sideBySideN(ctx, b, benchLimit, vs, pairs)
+}
+
+// sideBySideN is sideBySide for pages of limit.
+func sideBySideN(ctx context.Context, b *testing.B, limit int, vs []variant, pairs [][2]string) {
 	want, err := vs[0].read(ctx)
 	if err != nil {
 		b.Fatal(err)
 	}
-	if len(want) != benchLimit {
-		b.Fatalf("%s read %d events, want %d", vs[0].name, len(want), benchLimit)
+	if len(want) != limit {
+		b.Fatalf("%s read %d events, want %d", vs[0].name, len(want), limit)
 	}
 	for _, v := range vs[1:] {
 		got, err := v.read(ctx)

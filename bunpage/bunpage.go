@@ -14,19 +14,29 @@
 //
 // A page is one statement, SELECT * FROM (q) ORDER BY the columns
 // LIMIT limit+1 with OFFSET n or, after a cursor, a keyset predicate on the
-// columns: the row value (a, b) > (?, ?), which an index on the columns
-// serves, when they all sort one way and none is [Nullable]; a >= ? AND
-// ((a > ?) OR (a = ? AND b > ?) ...) otherwise, and always on MariaDB and
-// MySQL, whose range optimizer does not enter an index at a row value. A
-// count is a column of the same statement, so page and count come from
-// one snapshot on every engine.
+// columns, which an index on them enters at the cursor:
+//
+//   - the row value (a, b) > (?, ?) when the columns sort one way;
+//   - for mixed directions, a row value per run of columns sorting one
+//     way, each run after the first compared only on ties, as in
+//     a <= ? AND (a <> ? OR b > ?);
+//   - on MariaDB and MySQL, whose range optimizer does not enter an index
+//     at a row value, a <= ? AND ((a < ?) OR (a = ? AND b > ?) ...).
+//
+// On SQLite and Postgres, a first column that may be NULL is no range
+// after a value with its NULLs last, nor after a NULL with its NULLs
+// first: such a page reads the index from its start. A count is a column
+// of the same statement, so page and count come from one snapshot on
+// every engine.
 //
 // On MariaDB and MySQL (bun's mysqldialect), which have no NULLS
-// FIRST/LAST, NULLs sort by a CASE expression. Give string columns of the
-// order a binary collation without pad space: utf8mb4_nopad_bin on
-// MariaDB, utf8mb4_0900_bin on MySQL 8 (COLLATE "C" on Postgres; SQLite's
-// default BINARY). They order as Go compares strings, bytewise, so the
-// rows come in the same order on every engine and in memory. Any
+// FIRST/LAST, NULLs sort by a CASE expression, which no index serves,
+// unless they sort where the engine puts them: first ascending, last
+// descending. Give string columns of the order a binary collation
+// without pad space: utf8mb4_nopad_bin on MariaDB, utf8mb4_0900_bin on
+// MySQL 8 (COLLATE "C" on Postgres; SQLite's default BINARY). They
+// order as Go compares strings, bytewise, so the rows come in the same
+// order on every engine and in memory. Any
 // collation pages consistently, as the ORDER BY and the keyset compare
 // alike, but the default utf8mb4_general_ci ties "apple" with "Apple",
 // "é" with "e" and one emoji with another, and utf8mb4_bin's pad space
@@ -84,8 +94,9 @@ type Source[T any] struct {
 	order []keyset.Key
 	// style: MariaDB and MySQL evaluate a row value row by row along the
 	// index instead of entering it at the cursor, so they get the
-	// expanded form and its range; they have no NULLS FIRST/LAST, so
-	// NULLs are ordered by a CASE expression.
+	// expanded form and its ranges; they have no NULLS FIRST/LAST, so
+	// NULLs are ordered by a CASE expression where they do not sort as
+	// the least value.
 	style keyset.Style
 	// orderBy and orderArgs are the ORDER BY of a page read forward [0]
 	// and backward [1].
@@ -160,7 +171,7 @@ func newSource[T any](db bun.IDB, q *bun.SelectQuery, tieBreak bool, order []Col
 		db:          db,
 		from:        bun.Safe(from),
 		cols:        order,
-		style:       keyset.Style{Expand: noRowValue, CaseNulls: noRowValue},
+		style:       keyset.Style{Expand: noRowValue, CaseNulls: noRowValue, LowNulls: noRowValue, NullSafe: noRowValue},
 		nullChecked: checked,
 		bun:         bdb,
 		table:       bdb.Table(st).Name,
@@ -187,7 +198,7 @@ func (s *Source[T]) build() {
 		if c.expr != "" {
 			scope = s.bun.QueryGen().AppendQuery(scope, c.expr, c.exprArgs...)
 		}
-		s.order = append(s.order, keyset.Key{Expr: c.sql(), Desc: c.desc, Nullable: c.nullable, NullsFirst: c.nullsFirst})
+		s.order = append(s.order, keyset.Key{Expr: c.sql(), Desc: c.desc, Nullable: c.nullable, NullsFirst: c.nullsFirst, Computed: c.expr != ""})
 	}
 	s.scope = string(scope)
 	for i := range 2 {

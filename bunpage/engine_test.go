@@ -193,6 +193,18 @@ func ddl(db bun.IDB, stmt string) string {
 	return strings.NewReplacer("TEXT", `TEXT COLLATE "C"`, "REAL", "DOUBLE PRECISION", "TIMESTAMP", "TIMESTAMPTZ", "INTEGER", "BIGINT").Replace(stmt)
 }
 
+// analyze returns the statement updating the planner's statistics of
+// table on db.
+func analyze(db bun.IDB, table string) string {
+	switch {
+	case isPG(db):
+		return "VACUUM ANALYZE " + table
+	case isMySQL(db):
+		return "ANALYZE TABLE " + table
+	}
+	return "ANALYZE"
+}
+
 // exec runs statements on db, failing t on an error.
 func exec(t testing.TB, db bun.IDB, stmts ...string) {
 	t.Helper()

@@ -80,14 +80,7 @@ func loadEvents(ctx context.Context, db *bun.DB, n int) error {
 			return err
 		}
 	}
-	analyze := "ANALYZE"
-	switch {
-	case isPG(db):
-		analyze = "VACUUM ANALYZE events"
-	case isMySQL(db):
-		analyze = "ANALYZE TABLE events"
-	}
-	_, err := db.ExecContext(ctx, analyze)
+	_, err := db.ExecContext(ctx, analyze(db, "events"))
 	return err
 }
 

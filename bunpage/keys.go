@@ -13,53 +13,27 @@ import (
 )
 
 // predicate returns the predicate of the rows after the cursor's arguments at
-// (checked by args) in the reading direction, and its arguments.
+// (checked by args) in the reading direction, and its arguments. A float32
+// value stands for the band of doubles that read as it: a double column
+// written by bun holds the float32's shortest decimal, one written with
+// the float32 as a float64 holds that, and both must tie with it.
 func (s *Source[T]) predicate(at []any, back bool) (string, []any) {
-	f32 := make([]bool, len(s.cols))
+	var banded []any
 	for i, c := range s.cols {
-		f32[i] = c.f32
-	}
-	pred, args := afterBands(s.order, f32, at, back, s.style)
-	return pred, literals(args)
-}
-
-// afterBands is keyset.After where a float32 value of at (f32) stands for
-// the band of doubles that read as it: a double column written by bun
-// holds the float32's shortest decimal, one written with the float32 as
-// a float64 holds that, and both must tie with it. A banded key is
-// compared through a CASE that maps its band to the value; a range on the
-// first key keeps an index on it in use.
-func afterBands(keys []keyset.Key, f32 []bool, at []any, back bool, st keyset.Style) (string, []any) {
-	banded := slices.Clone(keys)
-	var lead any
-	n := 0
-	for i, k := range keys {
-		if !f32[i] || at[i] == nil {
-			continue
-		}
-		n++
-		lo, hi := band(at[i].(float64))
-		banded[i].Expr = bun.SafeQuery("CASE WHEN ? BETWEEN ? AND ? THEN ? ELSE ? END", k.Expr, literal(lo), literal(hi), literal(at[i].(float64)), k.Expr)
-		if i == 0 {
-			lead = literal(lo)
-			if k.Desc != back {
-				lead = literal(hi)
+		if c.f32 && at[i] != nil {
+			if banded == nil {
+				banded = slices.Clone(at)
 			}
+			lo, hi := band(at[i].(float64))
+			banded[i] = keyset.Band{Lo: lo, Hi: hi}
 		}
+	}
+	if banded != nil {
+		at = banded
 	}
 	// at fits the keys: Fetch checked it with args.
-	pred, args, _ := keyset.After(banded, at, back, st)
-	if first := keys[0]; n > 0 && !first.Nullable && at[0] != nil {
-		if lead == nil {
-			lead = at[0]
-		}
-		op := ">="
-		if first.Desc != back {
-			op = "<="
-		}
-		return "? " + op + " ? AND (" + pred + ")", append([]any{first.Expr, lead}, args...)
-	}
-	return pred, args
+	pred, args, _ := keyset.After(s.order, at, back, s.style)
+	return pred, literals(args)
 }
 
 // band returns the least and the greatest double that round to the

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/boundedkit/bounded/internal/deeptest"
 	"github.com/boundedkit/bounded/internal/keyset"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
@@ -16,7 +17,7 @@ import (
 
 // TestForms checks which form each order and style takes.
 func TestForms(t *testing.T) {
-	a, b := bun.Safe("a"), bun.Safe("b")
+	a, b, c, d := bun.Safe("a"), bun.Safe("b"), bun.Safe("c"), bun.Safe("d")
 	cases := []struct {
 		name string
 		keys []keyset.Key
@@ -32,19 +33,51 @@ func TestForms(t *testing.T) {
 		{"mixed, negated", []keyset.Key{{Expr: a, Desc: true, Num: true}, {Expr: b}}, []any{int64(5), "x"}, false, keyset.Style{Negate: true},
 			"a <= 5 AND (-(a), b) > (-5, 'x')"},
 		{"mixed, not negated", []keyset.Key{{Expr: a, Desc: true, Num: true}, {Expr: b}}, []any{int64(5), "x"}, false, keyset.Style{},
-			"a <= 5 AND ((a < 5) OR (a = 5 AND b > 'x'))"},
+			"a <= 5 AND (a <> 5 OR b > 'x')"},
 		{"mixed text keys", []keyset.Key{{Expr: a, Desc: true}, {Expr: b}}, []any{"m", "x"}, false, keyset.Style{Negate: true},
-			"a <= 'm' AND ((a < 'm') OR (a = 'm' AND b > 'x'))"},
+			"a <= 'm' AND (a <> 'm' OR b > 'x')"},
 		{"no exact negation", []keyset.Key{{Expr: a, Desc: true, Num: true}, {Expr: b}}, []any{int64(-1 << 63), "x"}, false, keyset.Style{Negate: true},
-			"a <= -9223372036854775808 AND ((a < -9223372036854775808) OR (a = -9223372036854775808 AND b > 'x'))"},
+			"a <= -9223372036854775808 AND (a <> -9223372036854775808 OR b > 'x')"},
+		{"runs", []keyset.Key{{Expr: a}, {Expr: b}, {Expr: c, Desc: true}, {Expr: d, Desc: true}}, []any{int64(1), "x", int64(2), int64(3)}, false, keyset.Style{},
+			"(a, b) >= (1, 'x') AND ((a, b) <> (1, 'x') OR (c, d) < (2, 3))"},
+		{"three runs", []keyset.Key{{Expr: a}, {Expr: b, Desc: true}, {Expr: c}}, []any{int64(1), "x", int64(2)}, true, keyset.Style{},
+			"a <= 1 AND (a <> 1 OR (b >= 'x' AND (b <> 'x' OR c < 2)))"},
+		{"mixed, expanded", []keyset.Key{{Expr: a, Desc: true}, {Expr: b}}, []any{"m", "x"}, false, keyset.Style{Expand: true},
+			"a <= 'm' AND ((a < 'm') OR (a = 'm' AND b > 'x'))"},
 		{"expanded", []keyset.Key{{Expr: a}, {Expr: b}}, []any{int64(1), "x"}, false, keyset.Style{Expand: true},
 			"a >= 1 AND ((a > 1) OR (a = 1 AND b > 'x'))"},
 		{"nullable value", []keyset.Key{{Expr: a, Nullable: true}, {Expr: b}}, []any{int64(1), "x"}, false, keyset.Style{},
+			"(a > 1 OR a IS NULL OR (a = 1 AND b > 'x'))"},
+		{"nullable value, NULLs first", []keyset.Key{{Expr: a, Nullable: true, NullsFirst: true}, {Expr: b}}, []any{int64(1), "x"}, false, keyset.Style{},
+			"(a, b) > (1, 'x')"},
+		{"nullable value, NULLs first, mixed", []keyset.Key{{Expr: a, Nullable: true, NullsFirst: true}, {Expr: b, Desc: true}}, []any{int64(1), "x"}, false, keyset.Style{},
+			"a >= 1 AND (a <> 1 OR b < 'x')"},
+		{"nullable value, expanded", []keyset.Key{{Expr: a, Nullable: true}, {Expr: b}}, []any{int64(1), "x"}, false, keyset.Style{Expand: true},
 			"(((a > 1 OR a IS NULL)) OR (a = 1 AND b > 'x'))"},
+		{"nullable value, NULLs first, expanded", []keyset.Key{{Expr: a, Nullable: true, NullsFirst: true}, {Expr: b}}, []any{int64(1), "x"}, false, keyset.Style{Expand: true},
+			"a >= 1 AND ((a > 1) OR (a = 1 AND b > 'x'))"},
 		{"nullable NULL", []keyset.Key{{Expr: a, Nullable: true}, {Expr: b}}, []any{nil, "x"}, false, keyset.Style{},
-			"((a IS NULL AND b > 'x'))"},
+			"a IS NULL AND b > 'x'"},
+		{"nullable NULL, then runs", []keyset.Key{{Expr: a, Nullable: true}, {Expr: b}, {Expr: c, Desc: true}}, []any{nil, "x", int64(2)}, false, keyset.Style{},
+			"a IS NULL AND (b >= 'x' AND (b <> 'x' OR c < 2))"},
 		{"nullable NULL backward", []keyset.Key{{Expr: a, Nullable: true}, {Expr: b}}, []any{nil, "x"}, true, keyset.Style{},
+			"(a IS NOT NULL OR b < 'x')"},
+		{"nullable NULL backward, expanded", []keyset.Key{{Expr: a, Nullable: true}, {Expr: b}}, []any{nil, "x"}, true, keyset.Style{Expand: true},
 			"((a IS NOT NULL) OR (a IS NULL AND b < 'x'))"},
+		{"nullable NULL, null-safe", []keyset.Key{{Expr: a, Nullable: true}, {Expr: b}}, []any{nil, "x"}, false, keyset.Style{Expand: true, NullSafe: true},
+			"((a <=> NULL AND b > 'x'))"},
+		{"computed", []keyset.Key{{Expr: a, Computed: true}, {Expr: b}}, []any{"m", int64(1)}, false, keyset.Style{},
+			"a >= 'm' AND (a <> 'm' OR b > 1)"},
+		{"computed last", []keyset.Key{{Expr: a}, {Expr: b}, {Expr: c, Computed: true}}, []any{"m", "x", int64(1)}, false, keyset.Style{},
+			"(a, b) >= ('m', 'x') AND ((a, b) <> ('m', 'x') OR c > 1)"},
+		{"band", []keyset.Key{{Expr: a, Desc: true}, {Expr: b, Desc: true}}, []any{keyset.Band{Lo: 0.25, Hi: 0.5}, "x"}, false, keyset.Style{},
+			"a <= 0.5 AND (a NOT BETWEEN 0.25 AND 0.5 OR b < 'x')"},
+		{"band backward", []keyset.Key{{Expr: a, Desc: true}, {Expr: b, Desc: true}}, []any{keyset.Band{Lo: 0.25, Hi: 0.5}, "x"}, true, keyset.Style{},
+			"a >= 0.25 AND (a NOT BETWEEN 0.25 AND 0.5 OR b > 'x')"},
+		{"band last", []keyset.Key{{Expr: a}, {Expr: b}}, []any{"x", keyset.Band{Lo: 0.25, Hi: 0.5}}, false, keyset.Style{},
+			"a >= 'x' AND (a <> 'x' OR b > 0.5)"},
+		{"band, expanded", []keyset.Key{{Expr: a}, {Expr: b}}, []any{keyset.Band{Lo: 0.25, Hi: 0.5}, "x"}, false, keyset.Style{Expand: true},
+			"a >= 0.25 AND ((a > 0.5) OR (a BETWEEN 0.25 AND 0.5 AND b > 'x'))"},
 	}
 	gen := bun.NewDB(nil, sqlitedialect.New()).QueryGen()
 	for _, c := range cases {
@@ -72,9 +105,12 @@ type row struct {
 }
 
 // TestAfterSelectsTheRest evaluates every predicate form on SQLite, for
-// every order of two nullable keys and the id and every row as the cursor,
-// forward and backward: the predicate and the ORDER BY select exactly the
-// rows that follow the cursor's in the order computed in Go.
+// every order of two nullable keys and the id, each in either direction,
+// and every row as the cursor (its first value also as a band of one
+// value), forward and backward: the predicate and the ORDER BY select
+// exactly the rows that follow the cursor's in the order computed in Go.
+// The default run tries a quarter of the orders with a descending id or
+// a band, the deep run all.
 func TestAfterSelectsTheRest(t *testing.T) {
 	ctx := context.Background()
 	sqldb, err := sql.Open(sqliteshim.ShimName, "file::memory:")
@@ -113,12 +149,15 @@ func TestAfterSelectsTheRest(t *testing.T) {
 		}
 		return vals
 	}
-	for _, st := range []keyset.Style{{}, {Negate: true}, {Expand: true}, {CaseNulls: true}, {Expand: true, CaseNulls: true}} {
-		for mask := range 1 << 6 {
+	for si, st := range []keyset.Style{{}, {Negate: true}, {Expand: true}, {CaseNulls: true}, {Expand: true, CaseNulls: true}, {Expand: true, CaseNulls: true, LowNulls: true}} {
+		for mask := range 1 << 8 {
+			if !deeptest.On() && mask >= 64 && (mask+si)%4 != 0 {
+				continue
+			}
 			keys := []keyset.Key{
 				{Expr: bun.Ident("n"), Desc: mask&1 != 0, Nullable: mask&4 != 0, NullsFirst: mask&4 != 0 && mask&8 != 0, Num: true},
-				{Expr: bun.Ident("s"), Desc: mask&2 != 0, Nullable: mask&16 != 0, NullsFirst: mask&16 != 0 && mask&32 != 0},
-				{Expr: bun.Ident("id")},
+				{Expr: bun.Ident("s"), Desc: mask&2 != 0, Nullable: mask&16 != 0, NullsFirst: mask&16 != 0 && mask&32 != 0, Computed: mask&128 != 0},
+				{Expr: bun.Ident("id"), Desc: mask&64 != 0},
 			}
 			set := rows
 			if !keys[0].Nullable || !keys[1].Nullable {
@@ -134,7 +173,16 @@ func TestAfterSelectsTheRest(t *testing.T) {
 			for back := range 2 {
 				for i, cur := range want {
 					name := fmt.Sprintf("style %+v, keys %d, back %d, at %d", st, mask, back, cur.ID)
-					pred, args, err := keyset.After(keys, values(cur), back == 1, st)
+					at := values(cur)
+					if mask&128 != 0 {
+						if at[0] == nil {
+							continue
+						}
+						// A band of one value is that value; s is
+						// compared as if an expression.
+						at[0] = keyset.Band{Lo: at[0], Hi: at[0]}
+					}
+					pred, args, err := keyset.After(keys, at, back == 1, st)
 					if err != nil {
 						t.Fatalf("%s: %v", name, err)
 					}
