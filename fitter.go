@@ -926,7 +926,11 @@ func (f *fitter) fit() (Fitted, error) {
 func (f *fitter) fitTokens(kc int) ([]byte, *shape, error) {
 	f.splitItems()
 	f.cumTok = make([]int, kc+1)
-	for i := range kc {
+	// Items are counted up to the first that takes them over the limit:
+	// no response holds it, nor the items after it.
+	top := 0
+	for top < kc && f.cumTok[top] <= f.limitTokens {
+		i := top
 		start := len(resultsOpen)
 		if i > 0 {
 			start = f.ends[i-1] + 1
@@ -936,6 +940,7 @@ func (f *fitter) fitTokens(kc int) ([]byte, *shape, error) {
 			return nil, nil, err
 		}
 		f.cumTok[i+1] = f.cumTok[i] + n
+		top++
 	}
 	reason := func(k int) string {
 		switch {
@@ -947,7 +952,7 @@ func (f *fitter) fitTokens(kc int) ([]byte, *shape, error) {
 		return ""
 	}
 	// Estimate: the items' counts plus the envelope's, counted once.
-	s, err := f.sizeOf(kc, reason(kc))
+	s, err := f.sizeOf(top, reason(top))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -955,7 +960,7 @@ func (f *fitter) fitTokens(kc int) ([]byte, *shape, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	k := kc
+	k := top
 	if f.cumTok[k]+headTokens > f.limitTokens {
 		k = f.largestTokK(k-1, f.limitTokens-headTokens)
 	}

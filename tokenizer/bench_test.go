@@ -1,6 +1,7 @@
 package tokenizer_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"testing"
@@ -79,4 +80,47 @@ func BenchmarkCountTokens(b *testing.B) {
 			bounded.Estimator{}.CountTokens(text)
 		}
 	})
+}
+
+// BenchmarkFitExactVsCountOnce runs Fit with the exact o200k_base counter
+// under a token limit that keeps about 20 results, and one count of the
+// response it writes, alternately, and reports fit/count: what holding
+// the limit exactly costs against counting the answer once. The limit
+// binds whatever the number offered, so the ratio should not grow with it.
+func BenchmarkFitExactVsCountOnce(b *testing.B) {
+	cs := mustCounters(b)
+	for _, n := range []int{30, 100, 1000} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			in := benchPage(b, n)
+			head, err := json.Marshal(in.Page.Items[:20])
+			if err != nil {
+				b.Fatal(err)
+			}
+			tokens, err := cs[0].Count(context.Background(), string(head))
+			if err != nil {
+				b.Fatal(err)
+			}
+			budget := bounded.Budget{MaxChars: 10_000_000, MaxTokens: tokens + 300, Margin: 1, Tokenizer: cs[0], Logger: quiet}
+			fd, err := bounded.Fit(budget, in)
+			if err != nil {
+				b.Fatal(err)
+			}
+			out := string(fd.JSON)
+			var tFit, tCount time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				if _, err := bounded.Fit(budget, in); err != nil {
+					b.Fatal(err)
+				}
+				t1 := time.Now()
+				if _, err := cs[0].Count(context.Background(), out); err != nil {
+					b.Fatal(err)
+				}
+				tFit += t1.Sub(t0)
+				tCount += time.Since(t1)
+			}
+			b.ReportMetric(float64(fd.Kept), "kept")
+			b.ReportMetric(float64(tFit)/float64(tCount), "fit/count")
+		})
+	}
 }
