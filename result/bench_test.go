@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/boundedkit/bounded"
 )
@@ -83,4 +84,28 @@ func BenchmarkWithinBudget(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkBound5MBPaired alternates json.Unmarshal and Bound in every
+// iteration and reports Bound's time over Unmarshal's.
+func BenchmarkBound5MBPaired(b *testing.B) {
+	doc := doc5MB()
+	bd := New(nil, Options{})
+	ctx := context.Background()
+	var tu, tb time.Duration
+	for b.Loop() {
+		start := time.Now()
+		var v any
+		if err := json.Unmarshal(doc, &v); err != nil {
+			b.Fatal(err)
+		}
+		tu += time.Since(start)
+		start = time.Now()
+		if _, err := bd.Bound(ctx, bounded.Budget{}, Call{Tool: "list", Principal: "p"}, JSON(doc)); err != nil {
+			b.Fatal(err)
+		}
+		tb += time.Since(start)
+	}
+	b.ReportMetric(float64(tb)/float64(tu), "bound/unmarshal")
+	b.ReportMetric(float64(len(doc)), "doc-bytes")
 }

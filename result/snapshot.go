@@ -1,6 +1,7 @@
 package result
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -239,23 +240,21 @@ func (s *builder) node(start, n int, at ref) desc {
 		lines := s.text(p, jtree.Unquote(src[nd.Start:nd.End]))
 		return desc{Kind: '"', Count: int(nd.Count), Lines: lines, Runes: int(nd.Runes), Split: true}
 	}
-	var chunk []byte
+	// Segments are built in chunk and stored at their size.
+	chunk := make([]byte, 0, chunkBytes+chunkBytes/4)
 	first, idx := 0, 0
 	s.t.Children(start, n, func(c jtree.Child) bool {
 		d := s.node(c.Start, c.Node, ref{parent: p, key: c.Key, idx: idx})
-		if chunk == nil {
-			chunk = make([]byte, 0, chunkBytes+chunkBytes/4)
-		}
 		chunk = appendItem(chunk, c.Key, d)
 		idx++
 		if len(chunk) >= chunkBytes {
-			s.emit(p, Pos{int64(first), 0}, chunk)
-			chunk, first = nil, idx
+			s.emit(p, Pos{int64(first), 0}, bytes.Clone(chunk))
+			chunk, first = chunk[:0], idx
 		}
 		return true
 	})
 	if len(chunk) > 0 {
-		s.emit(p, Pos{int64(first), 0}, chunk)
+		s.emit(p, Pos{int64(first), 0}, bytes.Clone(chunk))
 	}
 	return desc{Kind: src[start], Count: int(nd.Count), Runes: int(nd.Runes), Split: true}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -49,5 +50,33 @@ func BenchmarkWithinBudget(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkWithinBudgetPaired alternates a call on each server in every
+// iteration and reports the bounded call's time over the passed one's
+// (min of the per-call medians would need more runs on a busy machine).
+func BenchmarkWithinBudgetPaired(b *testing.B) {
+	for _, tool := range []string{"text", "typed"} {
+		b.Run(tool, func(b *testing.B) {
+			passed, bounded := connect(b, smallServer(false)), connect(b, smallServer(true))
+			ctx := context.Background()
+			p := &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}}
+			var tp, tb time.Duration
+			for b.Loop() {
+				for _, c := range []struct {
+					cs *mcp.ClientSession
+					d  *time.Duration
+				}{{passed, &tp}, {bounded, &tb}} {
+					start := time.Now()
+					res, err := c.cs.CallTool(ctx, p)
+					*c.d += time.Since(start)
+					if err != nil || res.IsError || res.Meta[mcpresult.MetaReport] != nil {
+						b.Fatal(err, res)
+					}
+				}
+			}
+			b.ReportMetric(float64(tb)/float64(tp), "bounded/passed")
+		})
 	}
 }

@@ -33,7 +33,9 @@ import (
 type Dialect int
 
 const (
+	// SQLite is SQLite 3.15 or later (row values).
 	SQLite Dialect = iota
+	// Postgres is PostgreSQL 12 or later.
 	Postgres
 )
 
