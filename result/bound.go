@@ -185,6 +185,33 @@ func (b *Bounder) Bound(ctx context.Context, budget bounded.Budget, call Call, r
 // testHookPreview, when set by a test, sees each preview's document.
 var testHookPreview func([]byte)
 
+// Keep stores r whole as a snapshot, without bounding it, and returns its
+// handle: for a tool that cuts its own results and names the reads of
+// their rest (read_result with the handle and a pointer). A read of a
+// value goes on to the value's end. Errors wrap ErrNotFound without a
+// store, ErrQuota over its quota, ErrTooLarge, and ErrInvalidJSON for
+// structured content without text.
+func (b *Bounder) Keep(ctx context.Context, call Call, r Result) (string, error) {
+	if b.store == nil {
+		return "", fmt.Errorf("%w: no store keeps snapshots", ErrNotFound)
+	}
+	if n := inputBytes(r); n > b.o.MaxBytes {
+		return "", fmt.Errorf("%w: %d bytes, over the maximum %d", ErrTooLarge, n, b.o.MaxBytes)
+	}
+	d, err := b.newDoc(r)
+	if err != nil {
+		return "", err
+	}
+	id, handle, err := b.newHandle(call)
+	if err != nil {
+		return "", err
+	}
+	if err := b.keep(ctx, d, call, id, nil); err != nil {
+		return "", err
+	}
+	return handle, nil
+}
+
 // notKept says why a store did not keep a snapshot.
 func notKept(err error) string {
 	if errors.Is(err, ErrQuota) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/boundedkit/bounded"
 	"github.com/boundedkit/bounded/result/internal/jtree"
+	"github.com/boundedkit/bounded/tokenizer"
 )
 
 // jv is a JSON value of a reassembly: scalars as written, strings
@@ -430,5 +431,57 @@ func TestResource(t *testing.T) {
 	text, err := b.Resource(ctx, "p", tb.Report.Resource)
 	if err != nil || text.Text != plain || text.MIMEType != "text/plain" {
 		t.Errorf("text resource: %v", err)
+	}
+}
+
+func TestKeep(t *testing.T) {
+	ctx := context.Background()
+	b := New(NewMemory(Quota{}), Options{})
+	body := strings.Repeat("a line of a clipped field\n", 2000)
+	doc := marshal(map[string]any{"results": []any{map[string]any{"id": 1, "content": body}}})
+	h, err := b.Keep(ctx, Call{Tool: "get_note", Principal: "p"}, JSON(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got strings.Builder
+	next := bounded.Args{{Name: "handle", Value: h}, {Name: "pointer", Value: "/results/0/content"}}
+	for reads := 0; next != nil; reads++ {
+		raw, _ := next.MarshalJSON()
+		var a ReadArgs
+		json.Unmarshal(raw, &a)
+		ans, err := b.Read(ctx, tight, "p", a)
+		if err != nil || reads > 1000 {
+			t.Fatalf("read %s: %v", raw, err)
+		}
+		got.WriteString(ans.Text)
+		next = ans.Next
+	}
+	if got.String() != body {
+		t.Errorf("read %d characters of %d", got.Len(), len(body))
+	}
+	if _, err := New(nil, Options{}).Keep(ctx, Call{}, JSON(doc)); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Keep without a store: %v", err)
+	}
+}
+
+// TestWalkTokens walks under token limits: counted exactly by o200k, and
+// by a flat characters-a-token rule.
+func TestWalkTokens(t *testing.T) {
+	counter, err := tokenizer.New(tokenizer.O200K)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := marshal(map[string]any{"items": records(150, 4), "text": strings.Repeat("日本語のテキスト、そして English.\n", 300)})
+	for name, budget := range map[string]bounded.Budget{
+		"o200k": {MaxChars: 20_000, MaxTokens: 1200, Tokenizer: counter},
+		"flat":  {MaxChars: 3000, CharsPerToken: 2},
+	} {
+		t.Run(name, func(t *testing.T) {
+			b := New(NewMemory(Quota{}), Options{})
+			got, reads, bd := walk(t, b, budget, Call{Tool: "t", Principal: "p"}, JSON(doc), doc)
+			if bd.Report == nil || !bytes.Equal(got, doc) {
+				t.Fatalf("reassembled after %d reads differs", reads)
+			}
+		})
 	}
 }
