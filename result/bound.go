@@ -309,15 +309,26 @@ func (b *Bounder) preview(budget bounded.Budget, lc, lt int, d *doc, ni noteInpu
 // it fits.
 func (b *Bounder) measure(budget bounded.Budget, lc, lt int, out []byte, cuts []cut, ni noteInput) (preview, bool) {
 	p := preview{out: out, cuts: cuts}
+	link := ""
 	if len(cuts) > 0 {
 		p.note = writeNote(ni, b.o.ReadTool, cuts)
+		if ni.handle != "" {
+			l := wholeLink(ni, "")
+			link = l.URI + l.Name + l.Description
+		}
 	}
-	p.chars = utf8.RuneCount(out) + utf8.RuneCountInString(p.note)
+	p.chars = utf8.RuneCount(out) + utf8.RuneCountInString(p.note) + utf8.RuneCountInString(link)
 	if p.chars > lc {
 		return p, false
 	}
-	p.tokens = budget.CountTokens(string(out)) + budget.CountTokens(p.note)
+	p.tokens = budget.CountTokens(string(out)) + budget.CountTokens(p.note) + budget.CountTokens(link)
 	return p, p.tokens <= lt
+}
+
+// wholeLink is the resource link to the whole of a kept result.
+func wholeLink(ni noteInput, mime string) Block {
+	return Block{Type: TypeResourceLink, URI: ni.resource, Name: ni.tool + " result", MIMEType: mime,
+		Description: "The whole result, kept for " + formatTTL(ni.ttl) + "."}
 }
 
 // binaryCuts adds to cuts those of the binary blocks of d over
@@ -415,6 +426,13 @@ func (b *Bounder) assemble(d *doc, pv preview, ni noteInput) (Bounded, error) {
 	}
 	if pv.note != "" {
 		out.Content = append(out.Content, Block{Type: TypeText, Text: pv.note})
+	}
+	if rep.Handle != "" {
+		mime := "application/json"
+		if d.shape == shapeText {
+			mime = "text/plain"
+		}
+		out.Content = append(out.Content, wholeLink(ni, mime))
 	}
 	return Bounded{Result: out, Report: rep}, nil
 }

@@ -160,7 +160,7 @@ func walk(t testing.TB, b *Bounder, budget bounded.Budget, call Call, r Result, 
 	}
 	var doc *jv
 	text := false
-	if len(pv) > 0 && bd.Report != nil && len(bd.Result.Content) == 2 && r.Structured == nil && len(r.Content) == 1 && parseText(r.Content[0].Text) == nil {
+	if len(pv) > 0 && bd.Report != nil && r.Structured == nil && len(r.Content) == 1 && parseText(r.Content[0].Text) == nil {
 		text = true
 		doc = &jv{kind: '"', str: string(pv)}
 	} else {

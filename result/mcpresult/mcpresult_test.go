@@ -281,7 +281,12 @@ func TestResource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	uri := res.Meta[mcpresult.MetaReport].(map[string]any)["resource"].(string)
+	// The link a client follows.
+	link, ok := res.Content[len(res.Content)-1].(*mcp.ResourceLink)
+	if !ok || link.URI != res.Meta[mcpresult.MetaReport].(map[string]any)["resource"] {
+		t.Fatalf("no resource link to the whole result: %v", res.Content)
+	}
+	uri := link.URI
 	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 	if err != nil {
 		t.Fatal(err)
