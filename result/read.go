@@ -89,16 +89,15 @@ type vnode struct {
 
 // reader is one read of one snapshot.
 type reader struct {
-	b         *Bounder
-	ctx       context.Context
-	budget    bounded.Budget
-	lc, lt    int
-	id        string
-	handle    string
-	m         *meta
-	args      ReadArgs
-	notes     []string
-	principal string
+	b      *Bounder
+	ctx    context.Context
+	budget bounded.Budget
+	lc, lt int
+	id     string
+	handle string
+	m      *meta
+	args   ReadArgs
+	notes  []string
 }
 
 // Read answers a read of a snapshot under budget, for principal: a page
@@ -124,7 +123,7 @@ func (b *Bounder) Read(ctx context.Context, budget bounded.Budget, principal str
 	if err != nil {
 		return Answer{}, err
 	}
-	r := &reader{b: b, ctx: ctx, budget: budget, lc: lc, lt: lt, id: id, handle: a.Handle, m: m, args: a, principal: principal}
+	r := &reader{b: b, ctx: ctx, budget: budget, lc: lc, lt: lt, id: id, handle: a.Handle, m: m, args: a}
 	var chain []*vnode
 	switch {
 	case a.Cursor != "" && a.Pointer != "":

@@ -37,7 +37,7 @@ func (b *Bounder) Resource(ctx context.Context, principal, uri string) (Block, e
 		}
 		return Block{}, fmt.Errorf("%w: %q names no binary block of the result", ErrInvalidRead, uri)
 	}
-	r := &reader{b: b, ctx: ctx, id: id, handle: handle, m: m, principal: principal}
+	r := &reader{b: b, ctx: ctx, id: id, handle: handle, m: m}
 	raw, err := r.whole(&vnode{d: m.Root})
 	if err != nil {
 		return Block{}, err
