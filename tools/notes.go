@@ -63,7 +63,7 @@ func single[T any](item T) bounded.Paged[T] {
 func (s *Set) addNotes() {
 	notes := s.cfg.Notes
 	s.add(spec{name: "get_note",
-		desc: "Read one note by id (its vault path without extension, or a name as a link gives it): title, tags, dates and a window of its lines.",
+		desc: "Read one note by id (its vault path without extension): title, tags, dates and a window of its lines.",
 		params: append(append([]param{idParam("The note's id.")}, windowParams()...),
 			param{name: "charOffset", kind: kindInt, hasMin: true, hasMax: true, max: bounded.MaxOffset, def: 0, sentinel: bounded.ErrInvalidWindow,
 				desc: "Characters of line lineOffset already read."}),
@@ -147,7 +147,7 @@ func (s *Set) addNotes() {
 	s.add(spec{name: "search_by_links", paged: true, limits: ports.SearchByLinksLimits,
 		desc: "Find notes by their links, most recently updated first: a note matches every criterion given (at least one), a list criterion by any entry.",
 		params: []param{
-			listParam("hasLinksTo", "Notes with an internal link to any of these note ids (or names, as links give them).", ports.MaxGetNotes),
+			listParam("hasLinksTo", "Notes with an internal link to any of these note ids.", ports.MaxGetNotes),
 			listParam("linkedFrom", "Notes that any of these notes link to.", ports.MaxGetNotes),
 			listParam("externalDomains", "Notes with an external link to any of these domains or their subdomains.", ports.MaxGetNotes),
 			{name: "brokenLinks", kind: kindBool, desc: "Only notes with at least one link to a missing note."},
@@ -192,7 +192,7 @@ func (s *Set) addNotes() {
 	})
 
 	s.add(spec{name: "get_children", paged: true, limits: ports.ChildrenLimits,
-		desc:   "List what is directly below a note or folder in the hierarchy, by title: the notes and folders in a folder, and the notes naming it as their parent. A folder is the parent of what it holds.",
+		desc:   "List the notes and folders directly below a note or folder, by title.",
 		params: []param{idParam("The note's or folder's id.")},
 	}, func(ctx context.Context, r *request) ([]byte, error) {
 		var page bounded.Paged[ports.NoteRef]
@@ -205,7 +205,7 @@ func (s *Set) addNotes() {
 	})
 
 	s.add(spec{name: "get_parents", paged: true, limits: ports.ParentsLimits,
-		desc:   "List what is directly above a note or folder in the hierarchy, by title: its folder, and the notes it names as its parents.",
+		desc:   "List the notes and folders directly above a note or folder, by title.",
 		params: []param{idParam("The note's or folder's id.")},
 	}, func(ctx context.Context, r *request) ([]byte, error) {
 		var page bounded.Paged[ports.NoteRef]
@@ -218,7 +218,7 @@ func (s *Set) addNotes() {
 	})
 
 	s.add(spec{name: "get_descendants", paged: true, limits: ports.DescendantsLimits,
-		desc: "List the notes and folders below a note or folder down to maxDepth levels, each once at its shortest depth, by depth, then title.",
+		desc: "List the notes and folders below one down to maxDepth levels, each once at its shortest depth, by depth, then title.",
 		params: []param{
 			idParam("The top note's or folder's id."),
 			{name: "maxDepth", kind: kindInt, hasMin: true, min: 1, hasMax: true, max: ports.MaxDescendantDepth, def: ports.DefaultDescendantDepth,
