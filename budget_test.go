@@ -1104,6 +1104,7 @@ func TestAppendPageInfo(t *testing.T) {
 		{Total: 10_000, TotalKind: TotalAtLeast, Limit: 500, Offset: 500, Returned: 500, HasMore: true, NextOffset: 1000, NextCursor: "a<b>\"c\"\u2028", Clamped: true, RequestedLimit: 9000},
 		{Total: 3, TotalKind: TotalUnknown, Limit: 2, Offset: 2, Returned: 1},
 		{Total: -1, Limit: -2, Offset: -3, Returned: -4, NextOffset: -5, RequestedLimit: -6},
+		{Total: 256, TotalKind: TotalAtLeast, Limit: 10, Returned: 10, HasMore: true, NextOffset: 10, Importing: true},
 	} {
 		var want bytes.Buffer
 		enc := json.NewEncoder(&want)

@@ -125,6 +125,9 @@ func appendPageInfo(b []byte, pi *PageInfo) ([]byte, error) {
 	if pi.AfterCursor {
 		b = append(b, `,"afterCursor":true`...)
 	}
+	if pi.Importing {
+		b = append(b, `,"importing":true`...)
+	}
 	return append(b, '}'), nil
 }
 

@@ -282,6 +282,10 @@ type PageInfo struct {
 	// AfterCursor reports a page read from a cursor: Offset and NextOffset
 	// may be stale, so hints omit them and the next call uses NextCursor.
 	AfterCursor bool `json:"afterCursor,omitempty"`
+	// Importing reports that the results are still being written (an
+	// import in progress): Total is a lower bound. The source's caller
+	// sets it.
+	Importing bool `json:"importing,omitempty"`
 }
 
 // info builds the [PageInfo] of a page of returned items out of total

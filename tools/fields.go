@@ -57,10 +57,15 @@ func (p projected) MarshalJSON() ([]byte, error) { return p.raw, nil }
 // fitFields is bounded.Fit for a request: when the call gives fields, the
 // results keep only those (and their id), validated against T's fields;
 // while the data is being written, its pagination says so
-// ([fitImporting]).
+// ([Config.Importing]).
 func fitFields[T any](r *request, in bounded.FitInput[T]) (bounded.Fitted, error) {
 	if r.importing {
-		return fitImporting(r, in)
+		// The data is still being written: a total counted exactly is
+		// a lower bound, and the pagination says why.
+		if r.counted && in.Page.Page.TotalKind == bounded.TotalExact && in.Page.Page.Total > 0 {
+			in.Page.Page.TotalKind = bounded.TotalAtLeast
+		}
+		in.Page.Page.Importing = true
 	}
 	in.Notes = append(in.Notes, r.notes...)
 	fields := r.in.strs("fields")
