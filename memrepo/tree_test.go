@@ -12,11 +12,15 @@ import (
 
 // The hierarchy's listers: Children, Parents and Descendants of id.
 func childrenOf(id string) lister {
-	return func(s *memrepo.Store, p bounded.Page) ([]string, bounded.PageInfo, error) { return refKeys(s.Children(ctx, id, p)) }
+	return func(s *memrepo.Store, p bounded.Page) ([]string, bounded.PageInfo, error) {
+		return refKeys(s.Children(ctx, id, p))
+	}
 }
 
 func parentsOf(id string) lister {
-	return func(s *memrepo.Store, p bounded.Page) ([]string, bounded.PageInfo, error) { return refKeys(s.Parents(ctx, id, p)) }
+	return func(s *memrepo.Store, p bounded.Page) ([]string, bounded.PageInfo, error) {
+		return refKeys(s.Parents(ctx, id, p))
+	}
 }
 
 func descendantsOf(id string, depth int) lister {
