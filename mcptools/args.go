@@ -15,7 +15,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/boundedkit/bounded"
-	"github.com/boundedkit/bounded/tools"
+	"github.com/boundedkit/bounded/mcptools/internal/reply"
+	"github.com/boundedkit/bounded/toolargs"
 )
 
 // tool is a registered tool's schema and what parsing its calls needs.
@@ -66,8 +67,8 @@ func buildTool(t *mcp.Tool, in, item reflect.Type, l bounded.Limits, paging boun
 		return nil, err
 	}
 	chars := b.LimitChars()
-	if chars < tools.MinBudget {
-		return nil, fmt.Errorf("%w: the budget allows %d characters, under the minimum %d", bounded.ErrInvalidBudget, chars, tools.MinBudget)
+	if chars < toolargs.MinBudget {
+		return nil, fmt.Errorf("%w: the budget allows %d characters, under the minimum %d", bounded.ErrInvalidBudget, chars, toolargs.MinBudget)
 	}
 	s, err := inputSchema(t.InputSchema, in)
 	if err != nil {
@@ -154,10 +155,10 @@ func pagingParams(paging bounded.Paging, l bounded.Limits, b bounded.Budget) map
 	ps := map[string]param{
 		"offset": {schema: integer(0, bounded.MaxOffset, 0, "Results to skip: 0 for the first. next holds the call that continues."), kind: bounded.ErrInvalidPage},
 		"cursor": {schema: &jsonschema.Schema{Type: "string", Description: "pagination.nextCursor of the previous response with the same arguments: continues right after it, exactly even while results change. Excludes offset and page."}, kind: bounded.ErrInvalidCursor},
-		"budget": {schema: integer(min(tools.MinBudget, chars), chars, chars,
+		"budget": {schema: integer(min(toolargs.MinBudget, chars), chars, chars,
 			fmt.Sprintf("Most characters of this response, the envelope included: default and maximum %s.", bounded.FormatCount(chars))),
 			clamp: true, repeat: true, kind: bounded.ErrInvalidBudget},
-		"budgetTokens": {schema: integer(min(tools.MinBudgetTokens, tokens), tokens, tokens,
+		"budgetTokens": {schema: integer(min(toolargs.MinBudgetTokens, tokens), tokens, tokens,
 			fmt.Sprintf("Most tokens of this response, e.g. what is left of your context: default and maximum %s.", bounded.FormatCount(tokens))),
 			clamp: true, repeat: true, kind: bounded.ErrInvalidBudget},
 	}
@@ -186,10 +187,10 @@ func (tl *tool) parse(raw json.RawMessage) (parsedCall, error) {
 	var args bounded.Args
 	if trimmed := bytes.TrimSpace(raw); len(trimmed) > 0 && string(trimmed) != "null" {
 		if trimmed[0] != '{' {
-			return parsedCall{}, argError(name, "", "want a JSON object, not "+show(json.RawMessage(trimmed)), nil)
+			return parsedCall{}, reply.ArgError(name, "", "want a JSON object, not "+reply.Show(json.RawMessage(trimmed)), nil)
 		}
 		if err := json.Unmarshal(trimmed, &args); err != nil {
-			return parsedCall{}, argError(name, "", strings.TrimPrefix(err.Error(), "bounded: "), nil)
+			return parsedCall{}, reply.ArgError(name, "", strings.TrimPrefix(err.Error(), "bounded: "), nil)
 		}
 	}
 	var given, repeated bounded.Args // In's arguments; those next repeats
@@ -201,7 +202,7 @@ func (tl *tool) parse(raw json.RawMessage) (parsedCall, error) {
 		if p, ok := tl.params[a.Name]; ok {
 			v, why := p.value(a.Value)
 			if why != "" {
-				return parsedCall{}, argError(name, a.Name, why, p.kind)
+				return parsedCall{}, reply.ArgError(name, a.Name, why, p.kind)
 			}
 			vals[a.Name] = v
 			if p.repeat {
@@ -212,10 +213,10 @@ func (tl *tool) parse(raw json.RawMessage) (parsedCall, error) {
 		s, known := tl.in.Properties[a.Name]
 		switch {
 		case !known && tl.closed:
-			return parsedCall{}, argError(name, a.Name, "unknown argument", nil)
+			return parsedCall{}, reply.ArgError(name, a.Name, "unknown argument", nil)
 		case known:
 			if why := check(s, a.Value, false); why != "" {
-				return parsedCall{}, argError(name, a.Name, why, nil)
+				return parsedCall{}, reply.ArgError(name, a.Name, why, nil)
 			}
 		}
 		given = append(given, a)
@@ -223,7 +224,7 @@ func (tl *tool) parse(raw json.RawMessage) (parsedCall, error) {
 	}
 	for _, r := range tl.in.Required {
 		if _, ok := given.Get(r); !ok {
-			return parsedCall{}, argError(name, r, "missing: it is required", nil)
+			return parsedCall{}, reply.ArgError(name, r, "missing: it is required", nil)
 		}
 	}
 	in, err := tl.object(given)
@@ -234,14 +235,12 @@ func (tl *tool) parse(raw json.RawMessage) (parsedCall, error) {
 	if err != nil {
 		return parsedCall{}, err
 	}
-	chars, _ := vals["budget"].(int)
-	tokens, _ := vals["budgetTokens"].(int)
 	return parsedCall{
 		in:     in,
 		call:   bounded.Call{Tool: name, Args: repeated, Paging: tl.paging, DefaultLimit: tl.limits.Default},
 		scope:  bounded.Call{Tool: name, Args: slices.SortedFunc(slices.Values(given), func(a, b bounded.Arg) int { return strings.Compare(a.Name, b.Name) })},
 		page:   p,
-		budget: lower(tl.budget, chars, tokens),
+		budget: toolargs.CallBudget(tl.budget, vals),
 	}, nil
 }
 
@@ -251,14 +250,14 @@ func (tl *tool) parse(raw json.RawMessage) (parsedCall, error) {
 func (tl *tool) object(given bounded.Args) ([]byte, error) {
 	b, err := given.MarshalJSON()
 	if err != nil {
-		return nil, argError(tl.mcp.Name, "", err.Error(), nil)
+		return nil, reply.ArgError(tl.mcp.Name, "", err.Error(), nil)
 	}
 	var plain any
 	if err := json.Unmarshal(b, &plain); err != nil {
-		return nil, argError(tl.mcp.Name, "", err.Error(), nil)
+		return nil, reply.ArgError(tl.mcp.Name, "", err.Error(), nil)
 	}
 	if err := tl.resolved.Validate(plain); err != nil {
-		return nil, argError(tl.mcp.Name, "", strings.TrimPrefix(err.Error(), "validating root: "), nil)
+		return nil, reply.ArgError(tl.mcp.Name, "", strings.TrimPrefix(err.Error(), "validating root: "), nil)
 	}
 	all := given
 	for _, name := range slices.Sorted(maps.Keys(tl.in.Properties)) {
@@ -276,29 +275,9 @@ func (tl *tool) object(given bounded.Args) ([]byte, error) {
 
 // page is the page the paging arguments vals ask for.
 func (tl *tool) page(vals map[string]any) (bounded.Page, error) {
-	name := tl.mcp.Name
-	size, _ := vals["limit"].(int)
-	if tl.paging == bounded.ByPage {
-		size, _ = vals["pageSize"].(int)
-	}
-	offset, hasOffset := vals["offset"].(int)
-	page, hasPage := vals["page"].(int)
-	cursor, hasCursor := vals["cursor"].(string)
-	p := bounded.Page{Limit: size, Offset: offset, Cursor: cursor, Count: tl.count}
-	switch {
-	case hasCursor && (hasOffset || hasPage):
-		return p, argError(name, "cursor", "a cursor excludes offset and page: give one of them", bounded.ErrInvalidCursor)
-	case hasPage && hasOffset:
-		return p, argError(name, "offset", "give page or offset, not both", bounded.ErrInvalidPage)
-	case hasPage:
-		np, err := tl.limits.FromPageNumber(page, size)
-		if err != nil {
-			return p, argError(name, "page", strings.TrimPrefix(err.Error(), bounded.ErrInvalidPage.Error()+": "), bounded.ErrInvalidPage)
-		}
-		np.Count = tl.count
-		return np, nil
-	}
-	return p, nil
+	p, err := toolargs.PageArgsOf(vals, tl.paging).Page(tl.mcp.Name, tl.limits)
+	p.Count = tl.count
+	return p, err
 }
 
 // value checks v, an argument's value as bounded.Args decodes it, and
@@ -314,40 +293,13 @@ func (p param) value(v any) (any, string) {
 	// Whole, within the minimum, and within the maximum unless p clamps.
 	// A value over the maximum stays as given, up to MaxOffset: a limit
 	// is clamped by bounded.Limits, which reports it, and a budget by
-	// lower.
+	// toolargs.CallBudget.
 	i, err := strconv.Atoi(string(n))
 	if err != nil { // 1e3, or over any int
 		f, _ := strconv.ParseFloat(string(n), 64)
 		i = int(min(f, bounded.MaxOffset))
 	}
 	return min(i, bounded.MaxOffset), ""
-}
-
-// lower is b lowered by a call's budget (characters) and budgetTokens
-// arguments, 0 when not given, never raised. A lowered budget holds its
-// limits exactly (Margin 1), but for the estimate's error: when b
-// estimates tokens, budgetTokens is lowered by bounded.MaxEstimateError.
-func lower(b bounded.Budget, chars, tokens int) bounded.Budget {
-	limChars, limTokens := b.LimitChars(), b.LimitTokens()
-	lowChars := chars > 0 && chars < limChars
-	lowTokens := tokens > 0 && tokens < limTokens
-	if !lowChars && !lowTokens {
-		return b
-	}
-	if lowChars {
-		limChars = chars
-	}
-	if lowTokens {
-		limTokens = tokens
-		if b.Tokenizer == nil && b.CharsPerToken == 0 {
-			limTokens = max(int(float64(tokens)*(1-bounded.MaxEstimateError)), 1)
-		}
-	}
-	if lowTokens || b.MaxTokens > 0 {
-		b.MaxTokens = limTokens
-	}
-	b.MaxChars, b.Margin = limChars, 1
-	return b
 }
 
 // check returns why v, an argument's value as bounded.Args decodes it,
@@ -362,26 +314,26 @@ func check(s *jsonschema.Schema, v any, clamp bool) string {
 	}
 	if len(want) > 0 && !slices.Contains(want, got) && (got != "integer" || !slices.Contains(want, "number")) {
 		if got == "number" && slices.Contains(want, "integer") {
-			return show(v) + " is not a whole number"
+			return reply.Show(v) + " is not a whole number"
 		}
 		names := make([]string, len(want))
 		for i, w := range want {
 			names[i] = article(w)
 		}
-		return fmt.Sprintf("%s is %s, want %s", show(v), article(got), strings.Join(names, " or "))
+		return fmt.Sprintf("%s is %s, want %s", reply.Show(v), article(got), strings.Join(names, " or "))
 	}
 	if n, ok := v.(json.Number); ok {
 		f, _ := strconv.ParseFloat(string(n), 64)
 		switch {
 		case s.Minimum != nil && f < *s.Minimum:
-			return fmt.Sprintf("%s is below the minimum %v", show(n), *s.Minimum)
+			return fmt.Sprintf("%s is below the minimum %v", reply.Show(n), *s.Minimum)
 		case s.ExclusiveMinimum != nil && f <= *s.ExclusiveMinimum:
-			return fmt.Sprintf("%s is not over %v", show(n), *s.ExclusiveMinimum)
+			return fmt.Sprintf("%s is not over %v", reply.Show(n), *s.ExclusiveMinimum)
 		case clamp:
 		case s.Maximum != nil && f > *s.Maximum:
-			return fmt.Sprintf("%s is over the maximum %v", show(n), *s.Maximum)
+			return fmt.Sprintf("%s is over the maximum %v", reply.Show(n), *s.Maximum)
 		case s.ExclusiveMaximum != nil && f >= *s.ExclusiveMaximum:
-			return fmt.Sprintf("%s is not under %v", show(n), *s.ExclusiveMaximum)
+			return fmt.Sprintf("%s is not under %v", reply.Show(n), *s.ExclusiveMaximum)
 		}
 	}
 	if s.Enum != nil {
@@ -394,7 +346,7 @@ func check(s *jsonschema.Schema, v any, clamp bool) string {
 			}
 			shown = append(shown, string(eb))
 		}
-		return fmt.Sprintf("%s is not one of %s", show(v), strings.Join(shown, ", "))
+		return fmt.Sprintf("%s is not one of %s", reply.Show(v), strings.Join(shown, ", "))
 	}
 	return ""
 }
@@ -427,25 +379,4 @@ func article(typ string) string {
 		return "an " + typ
 	}
 	return "a " + typ
-}
-
-// show writes v as JSON for an error message, cut as cut cuts.
-func show(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return cut(fmt.Sprint(v))
-	}
-	return cut(string(b))
-}
-
-// maxEcho is the most bytes of a name or value an error message repeats.
-const maxEcho = 40
-
-// cut returns s cut after maxEcho bytes, at a rune's start, and "..."
-// when longer.
-func cut(s string) string {
-	if len(s) <= maxEcho {
-		return s
-	}
-	return strings.ToValidUTF8(s[:maxEcho], "") + "..."
 }

@@ -1,7 +1,7 @@
 // Package mcptools serves bounded tools on the official MCP Go SDK: a
 // tool over the caller's own data, registered in one call as
-// mcp.AddTool registers a typed tool, and the agent tool set of package
-// tools beside it.
+// mcp.AddTool registers a typed tool. Package mcpset serves the agent
+// tool set of package tools beside it.
 //
 //	type listRuns struct {
 //		Status string `json:"status,omitempty" jsonschema:"only runs with this status"`
@@ -12,7 +12,6 @@
 //		func(ctx context.Context, req *mcp.CallToolRequest, in listRuns) (bounded.Source[Run], error) {
 //			return bounded.FromSlice(runsWithStatus(in.Status)), nil
 //		})
-//	mcptools.AddSet(server, set) // get_note, search_knowledge, ...
 //
 // The input schema is inferred from the arguments' type (listRuns) and
 // given the paging arguments of [Options.Paging] (limit, offset and cursor,

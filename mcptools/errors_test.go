@@ -11,6 +11,7 @@ import (
 
 	"github.com/boundedkit/bounded"
 	"github.com/boundedkit/bounded/mcptools"
+	"github.com/boundedkit/bounded/mcptools/mcpset"
 	"github.com/boundedkit/bounded/mcptools/mcptoolstest"
 	"github.com/boundedkit/bounded/memrepo"
 	"github.com/boundedkit/bounded/tools"
@@ -42,7 +43,7 @@ func TestErrorWithinBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mcptools.AddSet(server, set)
+	mcpset.Add(server, set)
 	c := mcptoolstest.Serve(t, server)
 
 	const short = 400 // the most characters of a bad argument's message

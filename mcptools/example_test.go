@@ -12,7 +12,6 @@ import (
 	"github.com/boundedkit/bounded/mcptools"
 	"github.com/boundedkit/bounded/memrepo"
 	"github.com/boundedkit/bounded/ports"
-	"github.com/boundedkit/bounded/tools"
 )
 
 // Run is an application's own data.
@@ -68,24 +67,6 @@ func ExampleAddPagedTool() {
 	// results [{"id":"projects/alpha","title":"projects/alpha","updatedAt":"2025-03-01T12:00:00Z"},{"id":"projects/beta","title":"projects/beta","updatedAt":"2025-03-01T12:00:00Z"}]
 	// hint Found 3 results, showing 1-2. 1 page remains: call folder_notes(folder="projects", offset=2) for the next.
 	// next {"folder":"projects","offset":2}
-}
-
-func ExampleAddSet() {
-	store := memrepo.New()
-	putNotes(store, "projects/alpha", "projects/beta", "areas/home")
-	set, err := tools.New(tools.Config{Notes: store, Budget: mcptools.ClientBudget(bounded.ClaudeCode())})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	server := mcp.NewServer(&mcp.Implementation{Name: "notes"}, &mcp.ServerOptions{Instructions: mcptools.Instructions})
-	mcptools.AddSet(server, set)
-
-	printCall(server, "list_notes", `{"limit":1,"detail":"concise"}`)
-	// Output:
-	// results [{"id":"areas/home","title":"areas/home"}]
-	// hint Found 3 results, showing 1-1. 2 pages remain: call list_notes(detail="concise", offset=1, limit=1) for the next.
-	// next {"detail":"concise","offset":1,"limit":1}
 }
 
 func ExampleClientBudget() {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/boundedkit/bounded"
 	"github.com/boundedkit/bounded/mcptools"
+	"github.com/boundedkit/bounded/mcptools/mcpset"
 	"github.com/boundedkit/bounded/mcptools/mcptoolstest"
 	"github.com/boundedkit/bounded/memrepo"
 	"github.com/boundedkit/bounded/ports"
@@ -197,7 +198,7 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mcptools.AddSet(server, set)
+	mcpset.Add(server, set)
 	f.server = server
 	f.Client = mcptoolstest.Serve(t, server)
 	return f
@@ -644,14 +645,14 @@ func TestMaxOutputTokensUnworkable(t *testing.T) {
 			if env.Truncation.LimitTokens != c.wantTokens {
 				t.Errorf("runs: limitTokens %d, want %d", env.Truncation.LimitTokens, c.wantTokens)
 			}
-			// A set whose budget did not pass through ClientBudget: AddSet
+			// A set whose budget did not pass through ClientBudget: mcpset.Add
 			// lowers each call's budgetTokens, no lower than the minimum.
 			set, err := tools.New(tools.Config{Notes: f.notes})
 			if err != nil {
 				t.Fatal(err)
 			}
 			server := mcp.NewServer(&mcp.Implementation{Name: "test"}, nil)
-			mcptools.AddSet(server, set)
+			mcpset.Add(server, set)
 			env, _ = mcptoolstest.Serve(t, server).Call("list_notes", `{"limit":30}`)
 			if env.Truncation.LimitTokens > c.wantTokens || len(env.Results) == 0 {
 				t.Errorf("list_notes of a set: %d results, truncation %+v; want some within %d tokens", len(env.Results), env.Truncation, c.wantTokens)
@@ -664,7 +665,7 @@ func TestMaxOutputTokensUnworkable(t *testing.T) {
 }
 
 // TestMaxOutputTokensSetBudget: a set built on a budget the variable does
-// not lower still answers within its limit: AddSet lowers each call's
+// not lower still answers within its limit: mcpset.Add lowers each call's
 // budgetTokens, and next carries it on.
 func TestMaxOutputTokensSetBudget(t *testing.T) {
 	t.Setenv(mcptools.EnvMaxOutputTokens, "1500")
@@ -680,7 +681,7 @@ func TestMaxOutputTokensSetBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	server := mcp.NewServer(&mcp.Implementation{Name: "test"}, nil)
-	mcptools.AddSet(server, set)
+	mcpset.Add(server, set)
 	c := mcptoolstest.Serve(t, server)
 	for _, args := range []string{`{"limit":30}`, `{"limit":30,"budgetTokens":9000}`, `{"limit":30,"budgetTokens":1000}`} {
 		env, _ := c.Call("list_notes", args)
@@ -700,13 +701,13 @@ func TestMaxOutputTokensSetBudget(t *testing.T) {
 	}
 
 	// A set built on ClientBudget keeps its own limit: 1,500 with a
-	// margin of 1, which AddSet does not lower again.
+	// margin of 1, which mcpset.Add does not lower again.
 	set, err = tools.New(tools.Config{Notes: store, Budget: mcptools.ClientBudget(bounded.Budget{Margin: 1})})
 	if err != nil {
 		t.Fatal(err)
 	}
 	server = mcp.NewServer(&mcp.Implementation{Name: "test"}, nil)
-	mcptools.AddSet(server, set)
+	mcpset.Add(server, set)
 	env, _ := mcptoolstest.Serve(t, server).Call("list_notes", `{"limit":30}`)
 	if env.Truncation.LimitTokens != 1500 || env.Next == nil || strings.Contains(string(env.Next), "budgetTokens") {
 		t.Errorf("list_notes: truncation %+v, next %s; want cut at 1500 tokens, no budgetTokens added", env.Truncation, env.Next)

@@ -10,7 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/boundedkit/bounded"
-	"github.com/boundedkit/bounded/tools"
+	"github.com/boundedkit/bounded/toolargs"
 )
 
 // AddNotice makes the results of s's tools begin their hint with
@@ -24,8 +24,8 @@ import (
 // limitTokens, whose estimates count the notice): a response with no room
 // for the notice is fitted again with its budget and budgetTokens lowered
 // by the notice's size, and says in next the budget it was fitted to.
-// Only a call whose budget is within the notice's size of tools.MinBudget
-// (or tools.MinBudgetTokens) can get a response over its limit, by less
+// Only a call whose budget is within the notice's size of toolargs.MinBudget
+// (or toolargs.MinBudgetTokens) can get a response over its limit, by less
 // than the notice. b is the tools' budget: it counts the tokens. An error
 // result gets the notice on a line of its own; a result that is not an
 // envelope, as a second text part.
@@ -203,7 +203,7 @@ func lowerBudget(call *mcp.CallToolRequest, limits *bounded.Truncation, chars, t
 	for _, a := range []struct {
 		name               string
 		limit, cost, least int
-	}{{"budget", limits.LimitChars, chars, tools.MinBudget}, {"budgetTokens", limits.LimitTokens, tokens, tools.MinBudgetTokens}} {
+	}{{"budget", limits.LimitChars, chars, toolargs.MinBudget}, {"budgetTokens", limits.LimitTokens, tokens, toolargs.MinBudgetTokens}} {
 		want := max(a.limit-a.cost, a.least)
 		if a.cost <= 0 || want >= a.limit {
 			continue

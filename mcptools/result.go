@@ -1,7 +1,6 @@
 package mcptools
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -10,13 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/boundedkit/bounded"
-	"github.com/boundedkit/bounded/driver"
-	"github.com/boundedkit/bounded/tools"
+	"github.com/boundedkit/bounded/mcptools/internal/reply"
+	"github.com/boundedkit/bounded/toolargs"
 )
 
 // Instructions is the sentence a server's instructions (mcp.ServerOptions)
@@ -52,7 +48,7 @@ var ErrMaxOutputTokens = errors.New("mcptools: " + EnvMaxOutputTokens + " cannot
 // through it too.
 //
 // A value that is not a positive integer is ignored. One that leaves
-// fewer than tools.MinBudgetTokens is raised to that, or to b's own limit
+// fewer than toolargs.MinBudgetTokens is raised to that, or to b's own limit
 // if lower. Either is logged once, as a warning to b.Logger, or
 // slog.Default when nil; [LoadClientBudget] returns it as an error.
 func ClientBudget(b bounded.Budget) bounded.Budget {
@@ -76,15 +72,15 @@ func LoadClientBudget(b bounded.Budget) (bounded.Budget, error) {
 	lowered := b
 	lowered.MaxTokens = n
 	leaves := lowered.LimitTokens() // 0 for an invalid budget
-	if leaves >= tools.MinBudgetTokens {
+	if leaves >= toolargs.MinBudgetTokens {
 		if leaves < own {
 			return lowered, nil
 		}
 		return b, nil
 	}
-	least := min(tools.MinBudgetTokens, own)
+	least := min(toolargs.MinBudgetTokens, own)
 	err = fmt.Errorf("%w: %d leaves %d tokens after the margin, under the minimum %d: the limit is %d tokens",
-		ErrMaxOutputTokens, n, leaves, tools.MinBudgetTokens, least)
+		ErrMaxOutputTokens, n, leaves, toolargs.MinBudgetTokens, least)
 	if least == own {
 		return b, err
 	}
@@ -116,7 +112,7 @@ func envMaxTokens() (int, error) {
 	case errors.Is(err, strconv.ErrRange) && s[0] != '-':
 		return math.MaxInt, nil
 	}
-	return 0, fmt.Errorf("%w: %s is not a positive integer: it is ignored", ErrMaxOutputTokens, show(v))
+	return 0, fmt.Errorf("%w: %s is not a positive integer: it is ignored", ErrMaxOutputTokens, reply.Show(v))
 }
 
 // reported holds the values of MAX_MCP_OUTPUT_TOKENS report logged, by
@@ -137,96 +133,4 @@ func report(l *slog.Logger, err error) {
 	if _, dup := reported.LoadOrStore(key{l, os.Getenv(EnvMaxOutputTokens)}, true); !dup {
 		l.Warn(err.Error())
 	}
-}
-
-// result is the tool result of an envelope: its JSON as text, for clients
-// that read content, and the same bytes as structuredContent, for those
-// that read that. Clients give the model one of the two, so the budget
-// counts the envelope once.
-func result(env []byte) *mcp.CallToolResult {
-	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: string(env)}},
-		StructuredContent: json.RawMessage(env),
-	}
-}
-
-// errorResult is the tool result of a failed call: its message, with
-// isError set, so that the agent reads it and corrects its call. A cursor
-// the call cannot use gets a message that says what to do instead. The
-// message is cut in the middle to b's limits.
-func errorResult(tool string, b bounded.Budget, err error) *mcp.CallToolResult {
-	var ae *tools.ArgumentError
-	switch {
-	case errors.As(err, &ae):
-		if err == error(ae) { // the name and reason as argError clips them
-			err = argError(ae.Tool, ae.Argument, ae.Reason, ae.Kind)
-		}
-	case errors.Is(err, driver.ErrCursorForeign):
-		err = argError(tool, "cursor", "the cursor belongs to another query: it works only with the arguments of the call that returned it. Call again with those, or omit cursor to start over", err)
-	case errors.Is(err, bounded.ErrInvalidCursor):
-		err = argError(tool, "cursor", "not a cursor this tool returned, or altered: pass pagination.nextCursor as it came, with the same arguments, or omit cursor to start over", err)
-	case !strings.HasPrefix(err.Error(), tool+": "):
-		err = fmt.Errorf("%s: %w", tool, err)
-	}
-	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fitText(err.Error(), b)}}}
-	res.SetError(err)
-	return res
-}
-
-// maxReason is the most characters of an argument error's reason.
-const maxReason = 240
-
-// argError is the error of a bad argument: a *tools.ArgumentError, which
-// matches tools.ErrInvalidArguments and kind. The name is cut as cut
-// cuts, the reason in the middle to maxReason characters.
-func argError(tool, arg, reason string, kind error) error {
-	return &tools.ArgumentError{Tool: tool, Argument: cut(arg), Reason: clipMiddle(reason, maxReason), Kind: kind}
-}
-
-// fitText returns s cut in the middle to b's limits: LimitChars
-// characters and LimitTokens tokens, as b counts them.
-func fitText(s string, b bounded.Budget) string {
-	most, limit := b.LimitChars(), b.LimitTokens()
-	out := clipMiddle(s, most)
-	for range 8 {
-		n := b.CountTokens(out)
-		if n <= limit || most <= 1 {
-			break
-		}
-		most = min(most-1, int(float64(most)*float64(limit)/float64(n)*0.95))
-		out = clipMiddle(s, max(most, 1))
-	}
-	return out
-}
-
-// clipMiddle returns s with runes cut from its middle, 2/3 of those kept
-// before and 1/3 after a marker, "…[truncated 1,234 chars]…", so that it
-// has most runes at most.
-func clipMiddle(s string, most int) string {
-	n := utf8.RuneCountInString(s)
-	if n <= most {
-		return s
-	}
-	marker := func(removed int) string { return "…[truncated " + bounded.FormatCount(removed) + " chars]…" }
-	keep := most - utf8.RuneCountInString(marker(n)) // no marker is longer
-	if keep <= 0 {
-		return string([]rune(s)[:max(most, 0)])
-	}
-	head, tail := keep-keep/3, keep/3
-	var hi, ti int // the bytes of the head, and where the tail begins
-	i := 0
-	for at := range s {
-		if i == head {
-			hi = at
-		}
-		if i == n-tail {
-			ti = at
-			break
-		}
-		i++
-	}
-	if tail == 0 {
-		ti = len(s)
-	}
-	return s[:hi] + marker(n-keep) + s[ti:]
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/boundedkit/bounded"
 	"github.com/boundedkit/bounded/driver"
+	"github.com/boundedkit/bounded/mcptools/internal/reply"
 )
 
 // Options are a bounded tool's policies. Limits is required; the zero
@@ -30,7 +31,7 @@ type Options[T any] struct {
 	// Budget is the ceiling of every response (the zero Budget: 45,000
 	// characters), lowered by MAX_MCP_OUTPUT_TOKENS (see [ClientBudget]);
 	// a call's budget and budgetTokens arguments lower it further, never
-	// raise it. Its LimitChars must be at least tools.MinBudget.
+	// raise it. Its LimitChars must be at least toolargs.MinBudget.
 	Budget bounded.Budget
 	// Count is how a page's total is counted: exactly (the zero value), up
 	// to a cap, or not at all.
@@ -125,20 +126,20 @@ func add[In, T any](s *mcp.Server, t *mcp.Tool, o Options[T], fetch func(context
 	s.AddTool(tl.mcp, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		c, in, err := parse[In](tl, req.Params.Arguments)
 		if err != nil {
-			return errorResult(t.Name, tl.budget, err), nil
+			return reply.Error(t.Name, tl.budget, err), nil
 		}
 		pg, err := fetch(ctx, req, in, c)
 		if err != nil {
-			return errorResult(t.Name, c.budget, err), nil
+			return reply.Error(t.Name, c.budget, err), nil
 		}
 		if o.Clip != nil {
 			pg = clipPage(pg, o.Clip, o.Content.Limit(len(pg.Items)))
 		}
 		out, err := bounded.FitContext(ctx, c.budget, bounded.FitInput[T]{Page: pg, Call: c.call, Hints: o.Hints, Relevance: o.Relevance})
 		if err != nil {
-			return errorResult(t.Name, c.budget, err), nil
+			return reply.Error(t.Name, c.budget, err), nil
 		}
-		return result(out.JSON), nil
+		return reply.Result(out.JSON), nil
 	})
 }
 
@@ -178,7 +179,7 @@ func parse[In any](tl *tool, raw json.RawMessage) (parsedCall, In, error) {
 		return c, in, err
 	}
 	if err := json.Unmarshal(c.in, &in); err != nil {
-		return c, in, argError(tl.mcp.Name, "", err.Error(), nil)
+		return c, in, reply.ArgError(tl.mcp.Name, "", err.Error(), nil)
 	}
 	return c, in, nil
 }

@@ -13,54 +13,22 @@ import (
 	"unicode/utf8"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/toolargs"
 )
 
 // ErrInvalidArguments is wrapped by every error about the arguments of a
-// tool call: arguments that are not one JSON object, an unknown or repeated
-// argument, a value of the wrong type, a fractional or out-of-range number,
-// a value outside its enumeration, a missing required argument. The error is
-// an [*ArgumentError], which names the tool and the argument; pagination
-// arguments also match [bounded.ErrInvalidPage], line-window arguments
-// [bounded.ErrInvalidWindow], the budget [bounded.ErrInvalidBudget], and
-// query arguments [ports.ErrInvalidQuery].
-var ErrInvalidArguments = errors.New("tools: invalid arguments")
+// tool call. The error is an [*ArgumentError], which names the tool and the
+// argument; pagination arguments also match [bounded.ErrInvalidPage],
+// line-window arguments [bounded.ErrInvalidWindow], the budget
+// [bounded.ErrInvalidBudget], and query arguments [ports.ErrInvalidQuery].
+var ErrInvalidArguments = toolargs.ErrInvalidArguments
 
 // ErrUnknownTool is returned by [Set.Call] for a name that is not one of the
 // set's tools.
 var ErrUnknownTool = errors.New("tools: unknown tool")
 
-// ArgumentError is the error of a bad argument. It matches
-// [ErrInvalidArguments] and, when set, Kind (for example
-// [bounded.ErrInvalidPage] for limit, offset, page and pageSize) with
-// errors.Is.
-type ArgumentError struct {
-	// Tool is the tool's name.
-	Tool string
-	// Argument is the argument's name; "" when the arguments as a whole are
-	// at fault (not a JSON object, invalid UTF-8).
-	Argument string
-	// Reason says what is wrong, e.g. "-1 is below the minimum 0".
-	Reason string
-	// Kind is the domain sentinel the error also matches, or nil.
-	Kind error
-}
-
-// Error returns "tools: <tool>: argument "<name>": <reason>".
-func (e *ArgumentError) Error() string {
-	if e.Argument == "" {
-		return fmt.Sprintf("tools: %s: arguments: %s", e.Tool, e.Reason)
-	}
-	return fmt.Sprintf("tools: %s: argument %q: %s", e.Tool, e.Argument, e.Reason)
-}
-
-// Unwrap returns ErrInvalidArguments and Kind, so that errors.Is matches
-// both.
-func (e *ArgumentError) Unwrap() []error {
-	if e.Kind == nil {
-		return []error{ErrInvalidArguments}
-	}
-	return []error{ErrInvalidArguments, e.Kind}
-}
+// ArgumentError is the error of a bad argument: see [toolargs.ArgumentError].
+type ArgumentError = toolargs.ArgumentError
 
 // kind is the JSON type of an argument.
 type kind uint8

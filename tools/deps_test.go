@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestDependencies checks that the tool set imports nothing but bounded (and its driver),
+// TestDependencies checks that the tool set imports nothing but bounded (its driver, toolargs),
 // ports and the standard library: no MCP SDK, no database driver.
 func TestDependencies(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
@@ -18,7 +18,7 @@ func TestDependencies(t *testing.T) {
 	}
 	for _, dep := range strings.Fields(string(out)) {
 		switch dep {
-		case "github.com/boundedkit/bounded", "github.com/boundedkit/bounded/driver", "github.com/boundedkit/bounded/ports", "github.com/boundedkit/bounded/tools":
+		case "github.com/boundedkit/bounded", "github.com/boundedkit/bounded/driver", "github.com/boundedkit/bounded/ports", "github.com/boundedkit/bounded/tools", "github.com/boundedkit/bounded/toolargs":
 		default:
 			t.Errorf("tools imports %s", dep)
 		}

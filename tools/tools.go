@@ -10,6 +10,7 @@ import (
 
 	"github.com/boundedkit/bounded"
 	"github.com/boundedkit/bounded/ports"
+	"github.com/boundedkit/bounded/toolargs"
 )
 
 // Tool is one agent tool: what an MCP server (or any agent loop) lists, and
@@ -192,15 +193,12 @@ func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) ([]by
 // Policy returns the access-mode policy the set applies.
 func (s *Set) Policy() ports.Policy { return s.policy }
 
-// MinBudget is the smallest budget, in characters, a call may ask for: the
-// envelope alone (pagination, truncation report, hint and next call) takes
-// several hundred.
-const MinBudget = 1000
+// MinBudget is the smallest budget, in characters, a call may ask for.
+const MinBudget = toolargs.MinBudget
 
 // MinBudgetTokens is the smallest budgetTokens a call may ask for (or the
-// server's token limit, if lower): MinBudget's characters of compact JSON,
-// at 2.8 characters a token.
-const MinBudgetTokens = 350
+// server's token limit, if lower).
+const MinBudgetTokens = toolargs.MinBudgetTokens
 
 // request is one parsed call: its arguments, the page asked for, the call
 // that a hint continues, and the budget.
@@ -326,7 +324,7 @@ func (s *Set) newRequest(sp *spec, in *input) (*request, error) {
 			r.notes = append(r.notes, fmt.Sprintf("%s %s is over the maximum %s, which was used.", p.name, bounded.FormatCount(v), bounded.FormatCount(p.max)))
 		}
 	}
-	r.budget = callBudget(s.cfg.Budget, in)
+	r.budget = toolargs.CallBudget(s.cfg.Budget, in.vals)
 	r.importing = s.cfg.Importing != nil && s.cfg.Importing(sp.name)
 	r.counted = sp.paged && sp.name != "get_notes"
 	r.call = bounded.Call{Tool: sp.name, Paging: sp.paging, DefaultLimit: sp.limits.Default}
@@ -360,67 +358,8 @@ func (s *Set) newRequest(sp *spec, in *input) (*request, error) {
 // pageArgs is the page a paged tool's pagination arguments ask for: by
 // limit (or pageSize) with offset, page number or cursor.
 func pageArgs(sp *spec, in *input) (bounded.Page, error) {
-	offset, hasOffset := in.vals["offset"].(int)
-	cursor, hasCursor := in.vals["cursor"].(string)
-	page, hasPage := in.vals["page"].(int)
-	switch {
-	case hasCursor && (hasOffset || hasPage):
-		return bounded.Page{}, &ArgumentError{Tool: sp.name, Argument: "cursor", Reason: "give cursor, or offset and page, not both", Kind: bounded.ErrInvalidCursor}
-	case sp.paging != bounded.ByPage:
-		limit, _ := in.vals["limit"].(int)
-		return bounded.Page{Limit: limit, Offset: offset, Cursor: cursor}, nil
-	}
-	size, _ := in.vals["pageSize"].(int)
-	switch {
-	case hasCursor:
-		return bounded.Page{Limit: size, Cursor: cursor}, nil
-	case hasPage && hasOffset:
-		return bounded.Page{}, &ArgumentError{Tool: sp.name, Argument: "offset", Reason: "give page or offset, not both", Kind: bounded.ErrInvalidPage}
-	case hasOffset:
-		return bounded.Page{Limit: size, Offset: offset}, nil
-	}
-	p, err := sp.limits.FromPageNumber(page, size)
-	if err != nil {
-		return bounded.Page{}, &ArgumentError{Tool: sp.name, Argument: "page", Reason: strings.TrimPrefix(err.Error(), bounded.ErrInvalidPage.Error()+": "), Kind: bounded.ErrInvalidPage}
-	}
-	return p, nil
+	return toolargs.PageArgsOf(in.vals, sp.paging).Page(sp.name, sp.limits)
 }
-
-// callBudget is the server's budget b lowered by the call's budget (in
-// characters) and budgetTokens arguments, never raised: each is clamped to
-// b's limit. A lowered budget holds its limits exactly (Margin 1), but for
-// the error of an estimate: when b estimates tokens with the Estimator,
-// budgetTokens is lowered by bounded.MaxEstimateError, so that the exact
-// count stays within it. The token limit of a call that gives budget alone
-// stays derived from its characters when the server's is.
-func callBudget(b bounded.Budget, in *input) bounded.Budget {
-	chars, tokens := b.LimitChars(), b.LimitTokens()
-	n, hasChars := in.vals["budget"].(int)
-	t, hasTokens := in.vals["budgetTokens"].(int)
-	hasChars = hasChars && n < chars
-	hasTokens = hasTokens && t < tokens
-	if !hasChars && !hasTokens {
-		return b
-	}
-	if hasChars {
-		chars = n
-	}
-	if hasTokens {
-		tokens = t
-		if estimates(b) {
-			tokens = max(int(float64(t)*(1-bounded.MaxEstimateError)), 1)
-		}
-	}
-	if b.MaxTokens > 0 || hasTokens {
-		b.MaxTokens = tokens
-	}
-	b.MaxChars, b.Margin = chars, 1
-	return b
-}
-
-// estimates reports whether b counts tokens with the Estimator: when a call
-// gives budgetTokens, it has MaxTokens, so a Tokenizer counts if b has one.
-func estimates(b bounded.Budget) bool { return b.Tokenizer == nil && b.CharsPerToken == 0 }
 
 // tokenCounting says how a budget counts tokens, for the budgetTokens
 // argument's description.

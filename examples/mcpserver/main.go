@@ -86,6 +86,7 @@ import (
 	"github.com/boundedkit/bounded/bunpage"
 	"github.com/boundedkit/bounded/examples/history/runlog"
 	"github.com/boundedkit/bounded/mcptools"
+	"github.com/boundedkit/bounded/mcptools/mcpset"
 	"github.com/boundedkit/bounded/ports"
 	"github.com/boundedkit/bounded/tools"
 )
@@ -201,7 +202,7 @@ func newServer(ctx context.Context, cfg config, stderr io.Writer) (*server, erro
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "bounded", Title: "bounded agent tools", Version: "0.1.0"},
 		&mcp.ServerOptions{Instructions: set.Instructions() + " " + loadingInstructions})
-	mcptools.AddSet(s, set)
+	mcpset.Add(s, set)
 	paging := bounded.ByOffset
 	if cfg.cursorHints {
 		paging = bounded.ByCursor

@@ -1,27 +1,37 @@
-package mcptools
+// Package mcpset serves the agent tool set of package tools on the
+// official MCP Go SDK, beside tools added with package mcptools.
+//
+//	set, err := tools.New(tools.Config{Notes: store, Budget: mcptools.ClientBudget(bounded.Budget{})})
+//	...
+//	mcpset.Add(server, set) // get_note, search_knowledge, ...
+package mcpset
 
 import (
 	"context"
 	"encoding/json"
+	"math"
+	"strconv"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/mcptools"
+	"github.com/boundedkit/bounded/mcptools/internal/reply"
 	"github.com/boundedkit/bounded/tools"
 )
 
-// AddSet adds every tool of set to s, beside the server's own tools, with
+// Add adds every tool of set to s, beside the server's own tools, with
 // the tool's name, description and input schema, a short output schema of
-// an envelope (the keys every one has), and [MetaMaxResultSizeChars] from its budget argument's
-// maximum. A call's arguments go to the tool's handler as they came: its
+// an envelope (the keys every one has), and [mcptools.MetaMaxResultSizeChars] from its budget
+// argument's maximum. A call's arguments go to the tool's handler as they came: its
 // own strict parsing answers bad input. Results and errors are as
-// [AddTool]'s.
+// [mcptools.AddTool]'s.
 //
 // MAX_MCP_OUTPUT_TOKENS is honoured: build the set with a budget passed
-// through [ClientBudget]; should the set allow more tokens, AddSet lowers
+// through [mcptools.ClientBudget]; should the set allow more tokens, Add lowers
 // each call's budgetTokens to the limit.
-func AddSet(s *mcp.Server, set *tools.Set) {
+func Add(s *mcp.Server, set *tools.Set) {
 	out := setOutputSchema
 	for _, t := range set.Tools() {
 		chars, tokens := schemaMax(t.InputSchema, "budget"), schemaMax(t.InputSchema, "budgetTokens")
@@ -31,16 +41,16 @@ func AddSet(s *mcp.Server, set *tools.Set) {
 		}
 		meta := mcp.Meta{}
 		if chars > 0 {
-			meta[MetaMaxResultSizeChars] = chars
+			meta[mcptools.MetaMaxResultSizeChars] = chars
 		}
 		s.AddTool(&mcp.Tool{
 			Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: out, Meta: meta,
 		}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			env, err := t.Handler(ctx, capTokens(req.Params.Arguments, tokens))
 			if err != nil {
-				return errorResult(t.Name, budget, err), nil
+				return reply.Error(t.Name, budget, err), nil
 			}
-			return result(env), nil
+			return reply.Result(env), nil
 		})
 	}
 }
@@ -55,7 +65,7 @@ func capTokens(raw json.RawMessage, most int) json.RawMessage {
 		return raw
 	}
 	b := bounded.Budget{MaxTokens: most}
-	cb := ClientBudget(b)
+	cb := mcptools.ClientBudget(b)
 	if cb.MaxTokens == b.MaxTokens {
 		return raw
 	}
@@ -75,13 +85,24 @@ func capTokens(raw json.RawMessage, most int) json.RawMessage {
 				return raw
 			}
 		}
-		if a.Value != nil && jsonType(a.Value) != "integer" {
-			return raw // not a number: the tool says so
+		if a.Value != nil && !whole(a.Value) {
+			return raw // not a whole number: the tool says so
 		}
 		args[i].Value = limit
 		return marshalArgs(raw, args)
 	}
 	return marshalArgs(raw, append(args, bounded.Arg{Name: "budgetTokens", Value: limit}))
+}
+
+// whole reports whether v, an argument as bounded.Args decodes it, is a
+// whole number.
+func whole(v any) bool {
+	n, ok := v.(json.Number)
+	if !ok {
+		return false
+	}
+	f, err := strconv.ParseFloat(string(n), 64)
+	return err == nil && f == math.Trunc(f)
 }
 
 func marshalArgs(raw json.RawMessage, args bounded.Args) json.RawMessage {

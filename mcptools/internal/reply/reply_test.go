@@ -1,4 +1,4 @@
-package mcptools
+package reply
 
 import (
 	"strings"
@@ -14,16 +14,16 @@ func TestClipMiddle(t *testing.T) {
 	for _, s := range []string{"", "short", strings.Repeat("ä", 100), strings.Repeat("ab€", 5000), "x\xffy" + strings.Repeat("z", 200)} {
 		n := utf8.RuneCountInString(s)
 		for most := 0; most <= n+2; most += 1 + most/7 {
-			got := clipMiddle(s, most)
+			got := ClipMiddle(s, most)
 			switch m := utf8.RuneCountInString(got); {
 			case n <= most && got != s:
-				t.Errorf("clipMiddle(%.20q, %d) = %.40q, want it unchanged", s, most, got)
+				t.Errorf("ClipMiddle(%.20q, %d) = %.40q, want it unchanged", s, most, got)
 			case m > most:
-				t.Errorf("clipMiddle(%.20q, %d): %d runes", s, most, m)
+				t.Errorf("ClipMiddle(%.20q, %d): %d runes", s, most, m)
 			case utf8.ValidString(s) && !utf8.ValidString(got):
-				t.Errorf("clipMiddle(%.20q, %d): invalid UTF-8", s, most)
+				t.Errorf("ClipMiddle(%.20q, %d): invalid UTF-8", s, most)
 			case n > most && most >= 60 && (!strings.Contains(got, "…[truncated ") || got[:8] != s[:8] || !strings.HasSuffix(s, got[len(got)-4:])):
-				t.Errorf("clipMiddle(%.20q, %d) = %.80q, want its head, a marker and its tail", s, most, got)
+				t.Errorf("ClipMiddle(%.20q, %d) = %.80q, want its head, a marker and its tail", s, most, got)
 			}
 		}
 	}

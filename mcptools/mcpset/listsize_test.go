@@ -1,4 +1,4 @@
-package mcptools_test
+package mcpset_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/boundedkit/bounded/mcptools"
+	"github.com/boundedkit/bounded/mcptools/mcpset"
 	"github.com/boundedkit/bounded/mcptools/mcptoolstest"
 	"github.com/boundedkit/bounded/memrepo"
 	"github.com/boundedkit/bounded/tokenizer"
@@ -25,7 +25,7 @@ func TestSetToolListSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	server := mcp.NewServer(&mcp.Implementation{Name: "set"}, &mcp.ServerOptions{Instructions: set.Instructions()})
-	mcptools.AddSet(server, set)
+	mcpset.Add(server, set)
 	c := mcptoolstest.Serve(t, server)
 	res, err := c.Session.ListTools(context.Background(), nil)
 	if err != nil {
