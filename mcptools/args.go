@@ -33,6 +33,8 @@ type tool struct {
 	closed   bool
 	// params are the paging arguments, by name.
 	params map[string]param
+	// names are all the arguments' names, in the schema's order.
+	names []string
 }
 
 // param is a paging argument: its schema, whether a value over its
@@ -97,6 +99,7 @@ func buildTool(t *mcp.Tool, in, item reflect.Type, l bounded.Limits, paging boun
 			full.PropertyOrder = append(full.PropertyOrder, name)
 		}
 	}
+	tl.names = argNames(s, full)
 	mt := *t
 	mt.InputSchema = full
 	if mt.OutputSchema == nil {
@@ -137,6 +140,22 @@ func inputSchema(given any, in reflect.Type) (*jsonschema.Schema, error) {
 		return nil, fmt.Errorf("input schema: want an object's schema (In a struct), not %v", s)
 	}
 	return s, nil
+}
+
+// argNames are the names of the arguments of full, the schema s with
+// the paging arguments: s's in its order (by name when it has none),
+// then the paging ones.
+func argNames(s, full *jsonschema.Schema) []string {
+	names := slices.Clone(s.PropertyOrder)
+	if names == nil {
+		names = slices.Sorted(maps.Keys(s.Properties))
+	}
+	for _, name := range paramOrder {
+		if _, ok := full.Properties[name]; ok {
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 // isFalse reports whether s is the schema false, which no value passes.
@@ -213,7 +232,7 @@ func (tl *tool) parse(raw json.RawMessage) (parsedCall, error) {
 		s, known := tl.in.Properties[a.Name]
 		switch {
 		case !known && tl.closed:
-			return parsedCall{}, reply.ArgError(name, a.Name, "unknown argument", nil)
+			return parsedCall{}, toolargs.Unknown(name, reply.Cut(a.Name), tl.names)
 		case known:
 			if why := check(s, a.Value, false); why != "" {
 				return parsedCall{}, reply.ArgError(name, a.Name, why, nil)

@@ -51,6 +51,12 @@ func (e *ArgumentError) Unwrap() []error {
 	return []error{ErrInvalidArguments, e.Kind}
 }
 
+// Unknown is the error of an argument the tool does not take: it lists
+// those it takes, valid.
+func Unknown(tool, arg string, valid []string) *ArgumentError {
+	return &ArgumentError{Tool: tool, Argument: arg, Reason: "unknown argument; this tool takes " + strings.Join(valid, ", ")}
+}
+
 // MinBudget is the smallest budget, in characters, a call may ask for:
 // the envelope alone takes several hundred.
 const MinBudget = 1000

@@ -170,7 +170,7 @@ func (sp *spec) parse(raw json.RawMessage) (*input, error) {
 		seen[name] = true
 		i := slices.IndexFunc(sp.params, func(p param) bool { return p.name == name })
 		if i < 0 {
-			return nil, bad(name, "unknown argument; this tool takes "+sp.paramNames(), nil)
+			return nil, toolargs.Unknown(sp.name, name, sp.paramNames())
 		}
 		if string(v) == "null" {
 			continue
@@ -199,12 +199,12 @@ func (in *input) checkRequired() error {
 	return nil
 }
 
-func (sp *spec) paramNames() string {
+func (sp *spec) paramNames() []string {
 	names := make([]string, len(sp.params))
 	for i, p := range sp.params {
 		names[i] = p.name
 	}
-	return strings.Join(names, ", ")
+	return names
 }
 
 // parse decodes one value of p, already known to be valid JSON and not null.
