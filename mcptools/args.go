@@ -35,6 +35,8 @@ type tool struct {
 	params map[string]param
 	// names are all the arguments' names, in the schema's order.
 	names []string
+	// fields are the results' fields the fields argument may name.
+	fields []string
 }
 
 // param is a paging argument: its schema, whether a value over its
@@ -59,12 +61,16 @@ type parsedCall struct {
 	page        bounded.Page
 	// budget is the tool's budget lowered by budget and budgetTokens.
 	budget bounded.Budget
+	// fields are the fields of each result the call asks for; nil for
+	// all.
+	fields []string
 }
 
 // buildTool returns the tool t with the schema of in (unless t has one)
 // extended with the paging arguments, the output schema of an envelope of
-// item (unless t has one) and the size hint.
-func buildTool(t *mcp.Tool, in, item reflect.Type, l bounded.Limits, paging bounded.Paging, count bounded.CountMode, b bounded.Budget) (*tool, error) {
+// item (unless t has one) and the size hint. fields, when set, are the
+// results' fields the fields argument names.
+func buildTool(t *mcp.Tool, in, item reflect.Type, l bounded.Limits, paging bounded.Paging, count bounded.CountMode, b bounded.Budget, fields []string) (*tool, error) {
 	if err := b.Validate(); err != nil {
 		return nil, err
 	}
@@ -82,6 +88,9 @@ func buildTool(t *mcp.Tool, in, item reflect.Type, l bounded.Limits, paging boun
 	}
 	tl := &tool{limits: l, paging: paging, count: count, budget: b, in: s, resolved: resolved,
 		closed: isFalse(s.AdditionalProperties), params: pagingParams(paging, l, b)}
+	if fields != nil {
+		tl.params["fields"], tl.fields = fieldsParam(fields), fields
+	}
 	full := s.CloneSchemas()
 	if full.Properties == nil {
 		full.Properties = map[string]*jsonschema.Schema{}
@@ -104,6 +113,11 @@ func buildTool(t *mcp.Tool, in, item reflect.Type, l bounded.Limits, paging boun
 	mt.InputSchema = full
 	if mt.OutputSchema == nil {
 		mt.OutputSchema = envelopeSchema(item)
+		if fields != nil { // a result may leave out any field
+			results := mt.OutputSchema.(*jsonschema.Schema).Properties["results"]
+			results.Items = results.Items.CloneSchemas()
+			results.Items.Required = nil
+		}
 	}
 	mt.Meta = maps.Clone(t.Meta)
 	if mt.Meta == nil {
@@ -165,7 +179,7 @@ func isFalse(s *jsonschema.Schema) bool {
 }
 
 // The paging arguments, in the order the schema lists them.
-var paramOrder = []string{"page", "pageSize", "limit", "offset", "cursor", "budget", "budgetTokens"}
+var paramOrder = []string{"page", "pageSize", "limit", "offset", "cursor", "budget", "budgetTokens", "fields"}
 
 // pagingParams returns the paging arguments of paging, and budget and
 // budgetTokens, with the limits of l and b.
@@ -223,6 +237,11 @@ func (tl *tool) parse(raw json.RawMessage) (parsedCall, error) {
 			if why != "" {
 				return parsedCall{}, reply.ArgError(name, a.Name, why, p.kind)
 			}
+			if a.Name == "fields" {
+				if v, why = stringList(v); why != "" {
+					return parsedCall{}, reply.ArgError(name, a.Name, why, nil)
+				}
+			}
 			vals[a.Name] = v
 			if p.repeat {
 				repeated = append(repeated, a)
@@ -254,12 +273,17 @@ func (tl *tool) parse(raw json.RawMessage) (parsedCall, error) {
 	if err != nil {
 		return parsedCall{}, err
 	}
+	fields, _ := vals["fields"].([]string)
+	if err := toolargs.CheckFields(name, tl.fields, fields); err != nil {
+		return parsedCall{}, err
+	}
 	return parsedCall{
 		in:     in,
 		call:   bounded.Call{Tool: name, Args: repeated, Paging: tl.paging, DefaultLimit: tl.limits.Default},
 		scope:  bounded.Call{Tool: name, Args: slices.SortedFunc(slices.Values(given), func(a, b bounded.Arg) int { return strings.Compare(a.Name, b.Name) })},
 		page:   p,
 		budget: toolargs.CallBudget(tl.budget, vals),
+		fields: fields,
 	}, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/boundedkit/bounded"
 	"github.com/boundedkit/bounded/driver"
 	"github.com/boundedkit/bounded/mcptools/internal/reply"
+	"github.com/boundedkit/bounded/toolargs"
 )
 
 // Options are a bounded tool's policies. Limits is required; the zero
@@ -48,6 +49,9 @@ type Options[T any] struct {
 	Relevance func(T) float64
 	Clip      func(item T, maxChars int) T
 	Content   bounded.ContentPolicy
+	// Fields adds the fields argument: the results keep only the fields
+	// named (and id), which must be fields of T.
+	Fields bool
 }
 
 // Handler answers a call of a bounded tool with the source of its
@@ -135,7 +139,7 @@ func add[In, T any](s *mcp.Server, t *mcp.Tool, o Options[T], fetch func(context
 		if o.Clip != nil {
 			pg = clipPage(pg, o.Clip, o.Content.Limit(len(pg.Items)))
 		}
-		out, err := bounded.FitContext(ctx, c.budget, bounded.FitInput[T]{Page: pg, Call: c.call, Hints: o.Hints, Relevance: o.Relevance})
+		out, err := fit(ctx, c, bounded.FitInput[T]{Page: pg, Call: c.call, Hints: o.Hints, Relevance: o.Relevance})
 		if err != nil {
 			return reply.Error(t.Name, c.budget, err), nil
 		}
@@ -163,7 +167,11 @@ func newTool[In, T any](t *mcp.Tool, o Options[T]) *tool {
 	if _, err := o.Limits.Normalize(bounded.Page{}); err != nil {
 		panic(fmt.Sprintf("mcptools: tool %q: %v", t.Name, err))
 	}
-	tl, err := buildTool(t, reflect.TypeFor[In](), reflect.TypeFor[T](), o.Limits, o.Paging, o.Count, ClientBudget(o.Budget))
+	var fields []string
+	if o.Fields {
+		fields = toolargs.Fields[T]()
+	}
+	tl, err := buildTool(t, reflect.TypeFor[In](), reflect.TypeFor[T](), o.Limits, o.Paging, o.Count, ClientBudget(o.Budget), fields)
 	if err != nil {
 		panic(fmt.Sprintf("mcptools: tool %q: %v", t.Name, err))
 	}

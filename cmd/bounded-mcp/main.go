@@ -46,11 +46,13 @@ import (
 // handles: instances sharing a Postgres store need the same one.
 const EnvKey = "BOUNDED_MCP_KEY"
 
-func main() {
+func main() { os.Exit(runMain(os.Args[1:])) }
+
+// runMain runs the proxy until the client leaves or a signal stops it.
+func runMain(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	defer stop()
+	return run(ctx, args, os.Stdin, os.Stdout, os.Stderr)
 }
 
 // options are the flags.

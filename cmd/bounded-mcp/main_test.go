@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"regexp"
 	"strconv"
@@ -29,7 +30,7 @@ func TestMain(m *testing.M) {
 			runUpstream()
 			os.Exit(0)
 		case roleProxy:
-			os.Exit(run(context.Background(), os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+			os.Exit(runMain(os.Args[2:]))
 		}
 	}
 	os.Exit(m.Run())
@@ -294,13 +295,18 @@ func equalResults(a, b *mcp.CallToolResult) bool {
 }
 
 // valueAt returns the JSON value at ptr in res: in its structured
-// content, or (for /content/i/text...) in a text block, parsed as JSON
-// past the text; "" in a result of one text block is that text.
+// content (under /structuredContent when it has text blocks too), or
+// (for /content/i/text...) in a text block, parsed as JSON past the text;
+// "" in a result of one text block is that text.
 func valueAt(t testing.TB, res *mcp.CallToolResult, ptr string, preview bool) json.RawMessage {
 	t.Helper()
 	var doc any
 	ts := texts(res)
 	switch {
+	case strings.HasPrefix(ptr, "/structuredContent"):
+		b, _ := json.Marshal(res.StructuredContent)
+		json.Unmarshal(b, &doc)
+		ptr = strings.TrimPrefix(ptr, "/structuredContent")
 	case strings.HasPrefix(ptr, "/content/"):
 		rest := strings.TrimPrefix(ptr, "/content/")
 		idx, tail, _ := strings.Cut(rest, "/")
@@ -347,7 +353,10 @@ func valueAt(t testing.TB, res *mcp.CallToolResult, ptr string, preview bool) js
 // against orig, the upstream's own result. It returns the reads.
 func walkWhole(t testing.TB, call caller, prof, readProf profile.Profile, orig *mcp.CallToolResult, params *mcp.CallToolParams) int {
 	t.Helper()
-	res, err := call(context.Background(), params)
+	// The SDK's client adds to the _meta of the params it sends.
+	own := *params
+	own.Meta = maps.Clone(params.Meta)
+	res, err := call(context.Background(), &own)
 	if err != nil || res.IsError {
 		t.Fatalf("%s: %v %v", params.Name, err, res)
 	}

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -78,6 +79,12 @@ func newProxy(ctx context.Context, cfg config) (*proxy, error) {
 		ElicitationHandler:          p.elicit,
 		ElicitationCompleteHandler:  p.elicitationComplete,
 		MultiRoundTrip:              &mcp.MultiRoundTripOptions{Disabled: true},
+		// What the proxy forwards to its clients, which answer for
+		// themselves.
+		Capabilities: &mcp.ClientCapabilities{
+			RootsV2:     &mcp.RootCapabilities{ListChanged: true},
+			Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
+		},
 	})
 	p.up = &upstream{dial: cfg.dial, client: p.client, proto: cfg.protocol, backoff: cfg.backoff, log: cfg.logger,
 		onUp: func(ctx context.Context, cs *mcp.ClientSession) { p.mirror.sync(ctx, cs) }}
@@ -210,6 +217,9 @@ func (p *proxy) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 	tp, hasPolicy := p.cfg.tools[name]
 	skip := hasPolicy && tp.skip
 	args := req.Params.Arguments
+	if t := bytes.TrimSpace(args); len(t) == 0 || string(t) == "null" {
+		args = json.RawMessage("{}") // servers that validate want an object
+	}
 	if b, ok := p.mirror.budgets(name); ok && !skip {
 		args = prof.LowerArgs(args, b)
 	}

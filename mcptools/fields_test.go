@@ -1,0 +1,66 @@
+package mcptools_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/mcptools"
+	"github.com/boundedkit/bounded/mcptools/mcptoolstest"
+)
+
+// TestFields: a tool with Options.Fields takes a fields argument that
+// keeps only the fields named (and id) in the results, which next
+// repeats; a name that is not a field of the results is an argument
+// error that lists those it has, before the handler runs.
+func TestFields(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "test"}, nil)
+	calls := 0
+	mcptools.AddTool(server, &mcp.Tool{Name: "runs", Description: "Lists runs."},
+		mcptools.Options[run]{Limits: runLimits, Fields: true},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (bounded.Source[run], error) {
+			calls++
+			return newRuns(5).source(""), nil
+		})
+	c := mcptoolstest.Serve(t, server)
+
+	env, _ := c.Call("runs", `{"limit":2,"fields":["status"]}`)
+	for _, r := range env.Results {
+		var got map[string]any
+		if err := json.Unmarshal(r, &got); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 || got["id"] == nil || got["status"] == nil {
+			t.Errorf("result %s, want id and status only", r)
+		}
+	}
+	if len(env.Results) != 2 || !strings.Contains(string(env.Next), `"fields":["status"]`) {
+		t.Errorf("%d results, next %s; want 2, and next with the fields", len(env.Results), env.Next)
+	}
+	calls = 0
+	got := c.Error("runs", `{"fields":["colour"]}`)
+	if !strings.Contains(got, `argument "fields": "colour" is not a field of the results, which have id, status, started, log`) || calls != 0 {
+		t.Errorf("fields colour: %q after %d calls of the handler; want the fields listed, and no call", got, calls)
+	}
+	if got := c.Error("runs", `{"fields":[1]}`); !strings.Contains(got, `argument "fields"`) {
+		t.Errorf("fields [1]: %q, want an error naming fields", got)
+	}
+	res, err := c.Session.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, _ := json.Marshal(res.Tools[0].InputSchema)
+	var schema struct {
+		Properties map[string]struct {
+			Items struct{ Enum []string } `json:"items"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(in, &schema); err != nil || !slices.Equal(schema.Properties["fields"].Items.Enum, []string{"id", "status", "started", "log"}) {
+		t.Errorf("input schema %s; want fields with the results' fields", in)
+	}
+}
