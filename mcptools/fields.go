@@ -21,7 +21,7 @@ func fieldsParam(have []string) param {
 		Description: "Only these fields of each result (and its id)."}, repeat: true}
 }
 
-// strings returns v, a list argument as bounded.Args decodes it, as
+// stringList returns v, a list argument as bounded.Args decodes it, as
 // strings, or why it is not a list of strings.
 func stringList(v any) ([]string, string) {
 	list, _ := v.([]any)
