@@ -37,6 +37,8 @@ type tool struct {
 	names []string
 	// fields are the results' fields the fields argument may name.
 	fields []string
+	// concise are the fields detail=concise keeps.
+	concise []string
 }
 
 // param is a paging argument: its schema, whether a value over its
@@ -69,8 +71,9 @@ type parsedCall struct {
 // buildTool returns the tool t with the schema of in (unless t has one)
 // extended with the paging arguments, the output schema of an envelope of
 // item (unless t has one) and the size hint. fields, when set, are the
-// results' fields the fields argument names.
-func buildTool(t *mcp.Tool, in, item reflect.Type, l bounded.Limits, paging bounded.Paging, count bounded.CountMode, b bounded.Budget, fields []string) (*tool, error) {
+// results' fields the fields argument names; concise, when set, those
+// the detail argument's "concise" keeps.
+func buildTool(t *mcp.Tool, in, item reflect.Type, l bounded.Limits, paging bounded.Paging, count bounded.CountMode, b bounded.Budget, fields, concise []string) (*tool, error) {
 	if err := b.Validate(); err != nil {
 		return nil, err
 	}
@@ -90,6 +93,9 @@ func buildTool(t *mcp.Tool, in, item reflect.Type, l bounded.Limits, paging boun
 		closed: isFalse(s.AdditionalProperties), params: pagingParams(paging, l, b)}
 	if fields != nil {
 		tl.params["fields"], tl.fields = fieldsParam(fields), fields
+	}
+	if concise != nil {
+		tl.params["detail"], tl.concise = detailParam, concise
 	}
 	full := s.CloneSchemas()
 	if full.Properties == nil {
@@ -113,7 +119,7 @@ func buildTool(t *mcp.Tool, in, item reflect.Type, l bounded.Limits, paging boun
 	mt.InputSchema = full
 	if mt.OutputSchema == nil {
 		mt.OutputSchema = envelopeSchema(item)
-		if fields != nil { // a result may leave out any field
+		if fields != nil || concise != nil { // a result may leave out any field
 			results := mt.OutputSchema.(*jsonschema.Schema).Properties["results"]
 			results.Items = results.Items.CloneSchemas()
 			results.Items.Required = nil
@@ -179,7 +185,7 @@ func isFalse(s *jsonschema.Schema) bool {
 }
 
 // The paging arguments, in the order the schema lists them.
-var paramOrder = []string{"page", "pageSize", "limit", "offset", "cursor", "budget", "budgetTokens", "fields"}
+var paramOrder = []string{"page", "pageSize", "limit", "offset", "cursor", "budget", "budgetTokens", "detail", "fields"}
 
 // pagingParams returns the paging arguments of paging, and budget and
 // budgetTokens, with the limits of l and b.
@@ -276,6 +282,9 @@ func (tl *tool) parse(raw json.RawMessage) (parsedCall, error) {
 	fields, _ := vals["fields"].([]string)
 	if err := toolargs.CheckFields(name, tl.fields, fields); err != nil {
 		return parsedCall{}, err
+	}
+	if fields == nil && vals["detail"] == "concise" {
+		fields = tl.concise
 	}
 	return parsedCall{
 		in:     in,

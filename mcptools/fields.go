@@ -21,6 +21,10 @@ func fieldsParam(have []string) param {
 		Description: "Only these fields of each result (and its id)."}, repeat: true}
 }
 
+// detailParam is the detail argument of a tool with concise results.
+var detailParam = param{schema: &jsonschema.Schema{Type: "string", Enum: []any{"concise", "detailed"},
+	Description: "concise: fewer fields per result."}, repeat: true}
+
 // stringList returns v, a list argument as bounded.Args decodes it, as
 // strings, or why it is not a list of strings.
 func stringList(v any) ([]string, string) {

@@ -64,3 +64,37 @@ func TestFields(t *testing.T) {
 		t.Errorf("input schema %s; want fields with the results' fields", in)
 	}
 }
+
+// TestDetail: a tool with Options.Concise takes a detail argument:
+// "concise" keeps those fields (and id), "detailed" all of them, and
+// next repeats it; fields, when given, wins.
+func TestDetail(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "test"}, nil)
+	mcptools.AddTool(server, &mcp.Tool{Name: "runs", Description: "Lists runs."},
+		mcptools.Options[run]{Limits: runLimits, Fields: true, Concise: []string{"status"}},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (bounded.Source[run], error) {
+			return newRuns(5).source(""), nil
+		})
+	c := mcptoolstest.Serve(t, server)
+	for _, tc := range []struct {
+		args string
+		keys int
+	}{
+		{`{"limit":2,"detail":"concise"}`, 2},
+		{`{"limit":2,"detail":"detailed"}`, 4},
+		{`{"limit":2}`, 4},
+		{`{"limit":2,"detail":"concise","fields":["log","started"]}`, 3},
+	} {
+		env, _ := c.Call("runs", tc.args)
+		var got map[string]any
+		if err := json.Unmarshal(env.Results[0], &got); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != tc.keys || strings.Contains(tc.args, "detail") && !strings.Contains(string(env.Next), `"detail"`) {
+			t.Errorf("runs(%s): result %s, next %s; want %d fields, and next with detail", tc.args, env.Results[0], env.Next, tc.keys)
+		}
+	}
+	if got := c.Error("runs", `{"detail":"brief"}`); !strings.Contains(got, `argument "detail": "brief" is not one of "concise", "detailed"`) {
+		t.Errorf("detail brief: %q", got)
+	}
+}

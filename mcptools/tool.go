@@ -52,6 +52,10 @@ type Options[T any] struct {
 	// Fields adds the fields argument: the results keep only the fields
 	// named (and id), which must be fields of T.
 	Fields bool
+	// Concise, when set, adds the detail argument: "concise" keeps
+	// these fields of each result (and id), "detailed" (the default) all.
+	// fields, when given, wins.
+	Concise []string
 }
 
 // Handler answers a call of a bounded tool with the source of its
@@ -171,7 +175,10 @@ func newTool[In, T any](t *mcp.Tool, o Options[T]) *tool {
 	if o.Fields {
 		fields = toolargs.Fields[T]()
 	}
-	tl, err := buildTool(t, reflect.TypeFor[In](), reflect.TypeFor[T](), o.Limits, o.Paging, o.Count, ClientBudget(o.Budget), fields)
+	if err := toolargs.CheckFields(t.Name, toolargs.Fields[T](), o.Concise); err != nil {
+		panic(fmt.Sprintf("mcptools: tool %q: Concise: %v", t.Name, err))
+	}
+	tl, err := buildTool(t, reflect.TypeFor[In](), reflect.TypeFor[T](), o.Limits, o.Paging, o.Count, ClientBudget(o.Budget), fields, o.Concise)
 	if err != nil {
 		panic(fmt.Sprintf("mcptools: tool %q: %v", t.Name, err))
 	}
