@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -96,5 +98,52 @@ func TestDetail(t *testing.T) {
 	}
 	if got := c.Error("runs", `{"detail":"brief"}`); !strings.Contains(got, `argument "detail": "brief" is not one of "concise", "detailed"`) {
 		t.Errorf("detail brief: %q", got)
+	}
+}
+
+// TestProgress: a call that asks for progress is notified of it while
+// its handler runs, and not after the result.
+func TestProgress(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "test"}, nil)
+	mcptools.AddTool(server, &mcp.Tool{Name: "slow_runs", Description: "Lists runs, slowly."},
+		mcptools.Options[run]{Limits: runLimits, Progress: 5 * time.Millisecond},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (bounded.Source[run], error) {
+			time.Sleep(100 * time.Millisecond)
+			return newRuns(3).source(""), nil
+		})
+	var mu sync.Mutex
+	var got []string
+	client := mcp.NewClient(&mcp.Implementation{Name: "agent"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			defer mu.Unlock()
+			got = append(got, req.Params.Message)
+		}})
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	params := &mcp.CallToolParams{Name: "slow_runs", Arguments: map[string]any{}}
+	params.SetProgressToken("p1")
+	res, err := cs.CallTool(ctx, params)
+	if err != nil || res.IsError {
+		t.Fatalf("slow_runs: %v, %+v", err, res)
+	}
+	mu.Lock()
+	n := len(got)
+	mu.Unlock()
+	time.Sleep(30 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	if n < 2 || len(got) > n+1 || !strings.HasPrefix(got[0], "slow_runs: reading the results") {
+		t.Errorf("progress %q, %d of them before the result; want 2 or more naming the tool, none sent after", got, n)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -56,6 +57,10 @@ type Options[T any] struct {
 	// these fields of each result (and id), "detailed" (the default) all.
 	// fields, when given, wins.
 	Concise []string
+	// Progress is how often a call that asked for progress is notified
+	// of it while the handler runs: every second when 0, never when
+	// negative.
+	Progress time.Duration
 }
 
 // Handler answers a call of a bounded tool with the source of its
@@ -136,7 +141,9 @@ func add[In, T any](s *mcp.Server, t *mcp.Tool, o Options[T], fetch func(context
 		if err != nil {
 			return reply.Error(t.Name, tl.budget, err), nil
 		}
+		stop := notifyProgress(ctx, req, t.Name, o.Progress)
 		pg, err := fetch(ctx, req, in, c)
+		stop()
 		if err != nil {
 			return reply.Error(t.Name, c.budget, err), nil
 		}
