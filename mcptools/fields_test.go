@@ -1,8 +1,11 @@
 package mcptools_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -145,5 +148,27 @@ func TestProgress(t *testing.T) {
 	defer mu.Unlock()
 	if n < 2 || len(got) > n+1 || !strings.HasPrefix(got[0], "slow_runs: reading the results") {
 		t.Errorf("progress %q, %d of them before the result; want 2 or more naming the tool, none sent after", got, n)
+	}
+}
+
+// TestSourceError: a source that fails while it reads (a query the
+// database refused) gets an error result that tells the model what to
+// do, not the database's message, which goes to the server's log.
+func TestSourceError(t *testing.T) {
+	var log bytes.Buffer
+	server := mcp.NewServer(&mcp.Implementation{Name: "test"}, nil)
+	mcptools.AddTool(server, &mcp.Tool{Name: "orders", Description: "Lists orders."},
+		mcptools.Options[run]{Limits: runLimits, Budget: bounded.Budget{Logger: slog.New(slog.NewTextHandler(&log, nil))}},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (bounded.Source[run], error) {
+			return bounded.FromFunc(func(context.Context, bounded.Request) ([]run, int, error) {
+				return nil, 0, errors.New("bunpage: SQL logic error: no such table: orders (1)")
+			}), nil
+		})
+	got := mcptoolstest.Serve(t, server).Error("orders", `{}`)
+	if !strings.HasPrefix(got, "orders: the results could not be read") || strings.Contains(got, "no such table") {
+		t.Errorf("error %q; want what to do, without the database's message", got)
+	}
+	if !strings.Contains(log.String(), "no such table: orders") || !strings.Contains(log.String(), "tool=orders") {
+		t.Errorf("log %q; want the cause and the tool", log.String())
 	}
 }

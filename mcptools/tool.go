@@ -95,7 +95,10 @@ type PageHandler[In, T any] func(ctx context.Context, req *mcp.CallToolRequest, 
 // walk may change between pages. The hint and next repeat the arguments
 // as the call gave them, budgets included. Bad arguments, a cursor of
 // another query and h's errors are results with isError set and a
-// message that says what to change, never protocol errors.
+// message that says what to change, never protocol errors. An error of
+// the source while it reads (a query the database refused) says so
+// without its cause, which goes to o.Budget.Logger (slog.Default when
+// nil) and stays in the result's error.
 func AddTool[In, T any](s *mcp.Server, t *mcp.Tool, o Options[T], h Handler[In, T]) {
 	codec := o.Cursors
 	add(s, t, o, func(ctx context.Context, req *mcp.CallToolRequest, in In, c parsedCall) (bounded.Paged[T], error) {
@@ -107,7 +110,8 @@ func AddTool[In, T any](s *mcp.Server, t *mcp.Tool, o Options[T], h Handler[In, 
 		if err != nil {
 			return bounded.Paged[T]{}, err
 		}
-		return bounded.FetchPage(ctx, src, scope, c.page, o.Limits, codec)
+		pg, err := bounded.FetchPage(ctx, src, scope, c.page, o.Limits, codec)
+		return pg, fromSource(ctx, o.Budget.Logger, t.Name, err)
 	})
 }
 
