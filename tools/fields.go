@@ -24,11 +24,11 @@ func fitFields[T any](r *request, in bounded.FitInput[T]) (bounded.Fitted, error
 	in.Notes = append(in.Notes, r.notes...)
 	fields := r.in.strs("fields")
 	if len(fields) == 0 {
-		return bounded.Fit(r.budget, in)
+		return bounded.FitContext(r.ctx, r.budget, in)
 	}
 	out, err := toolargs.Project(r.call.Tool, in, fields)
 	if err != nil {
 		return bounded.Fitted{}, err
 	}
-	return bounded.Fit(r.budget, out)
+	return bounded.FitContext(r.ctx, r.budget, out)
 }

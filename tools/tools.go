@@ -203,6 +203,7 @@ const MinBudgetTokens = toolargs.MinBudgetTokens
 // request is one parsed call: its arguments, the page asked for, the call
 // that a hint continues, and the budget.
 type request struct {
+	ctx      context.Context // the call's, for Fit
 	in       *input
 	page     bounded.Page
 	call     bounded.Call
@@ -261,6 +262,7 @@ func (s *Set) add(sp spec, h handler) {
 		if err != nil {
 			return nil, err
 		}
+		r.ctx = ctx
 		out, err := h(ctx, r)
 		if err != nil {
 			if _, ok := err.(*ArgumentError); ok {
