@@ -39,6 +39,8 @@ type tool struct {
 	fields []string
 	// concise are the fields detail=concise keeps.
 	concise []string
+	// defaults are the defaults of In's arguments.
+	defaults []defaultArg
 }
 
 // param is a paging argument: its schema, whether a value over its
@@ -115,6 +117,7 @@ func buildTool(t *mcp.Tool, in, item reflect.Type, l bounded.Limits, paging boun
 		}
 	}
 	tl.names = argNames(s, full)
+	tl.defaults = defaultsOf(s)
 	mt := *t
 	mt.InputSchema = full
 	if mt.OutputSchema == nil {
@@ -300,29 +303,86 @@ func (tl *tool) parse(raw json.RawMessage) (parsedCall, error) {
 // returns them as the JSON object In decodes, with the schema's defaults
 // for those missing.
 func (tl *tool) object(given bounded.Args) ([]byte, error) {
-	b, err := given.MarshalJSON()
-	if err != nil {
-		return nil, reply.ArgError(tl.mcp.Name, "", err.Error(), nil)
-	}
-	var plain any
-	if err := json.Unmarshal(b, &plain); err != nil {
-		return nil, reply.ArgError(tl.mcp.Name, "", err.Error(), nil)
+	plain := make(map[string]any, len(given))
+	for _, a := range given {
+		v, err := plainValue(a.Value)
+		if err != nil {
+			return nil, reply.ArgError(tl.mcp.Name, a.Name, err.Error(), nil)
+		}
+		plain[a.Name] = v
 	}
 	if err := tl.resolved.Validate(plain); err != nil {
 		return nil, reply.ArgError(tl.mcp.Name, "", strings.TrimPrefix(err.Error(), "validating root: "), nil)
 	}
-	all := given
-	for _, name := range slices.Sorted(maps.Keys(tl.in.Properties)) {
-		if def := tl.in.Properties[name].Default; def != nil {
-			if _, ok := given.Get(name); !ok {
-				all = append(all[:len(all):len(all)], bounded.Arg{Name: name, Value: def})
+	b, err := given.MarshalJSON()
+	if err != nil {
+		return nil, reply.ArgError(tl.mcp.Name, "", err.Error(), nil)
+	}
+	for _, d := range tl.defaults {
+		if _, ok := plain[d.name]; ok {
+			continue
+		}
+		if len(b) > 2 {
+			b[len(b)-1] = ','
+		} else {
+			b = b[:len(b)-1]
+		}
+		b = append(append(b, d.member...), '}')
+	}
+	return b, nil
+}
+
+// plainValue returns v, a value as bounded.Args decodes it, as
+// encoding/json decodes it into an any: numbers as float64.
+func plainValue(v any) (any, error) {
+	switch v := v.(type) {
+	case json.Number:
+		f, err := strconv.ParseFloat(string(v), 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s is out of range", reply.Show(v))
+		}
+		return f, nil
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			pe, err := plainValue(e)
+			if err != nil {
+				return nil, err
 			}
+			out[i] = pe
+		}
+		return out, nil
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			pe, err := plainValue(e)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = pe
+		}
+		return out, nil
+	}
+	return v, nil
+}
+
+// defaultsOf are the arguments of s with a default, by name: each as a
+// member of a JSON object.
+func defaultsOf(s *jsonschema.Schema) []defaultArg {
+	var out []defaultArg
+	for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
+		if def := s.Properties[name].Default; def != nil {
+			key, _ := json.Marshal(name)
+			out = append(out, defaultArg{name: name, member: append(append(key, ':'), def...)})
 		}
 	}
-	if len(all) == len(given) {
-		return b, nil
-	}
-	return all.MarshalJSON()
+	return out
+}
+
+// defaultArg is an argument's default: its name, and "name":value.
+type defaultArg struct {
+	name   string
+	member []byte
 }
 
 // page is the page the paging arguments vals ask for.
