@@ -260,7 +260,7 @@ func (tl *tool) parse(raw json.RawMessage) (parsedCall, error) {
 		s, known := tl.in.Properties[a.Name]
 		switch {
 		case !known && tl.closed:
-			return parsedCall{}, toolargs.Unknown(name, reply.Cut(a.Name), tl.names)
+			return parsedCall{}, toolargs.Unknown(name, toolargs.Cut(a.Name), tl.names)
 		case known:
 			if why := check(s, a.Value, false); why != "" {
 				return parsedCall{}, reply.ArgError(name, a.Name, why, nil)
@@ -428,11 +428,7 @@ func check(s *jsonschema.Schema, v any, clamp bool) string {
 		if got == "number" && slices.Contains(want, "integer") {
 			return reply.Show(v) + " is not a whole number"
 		}
-		names := make([]string, len(want))
-		for i, w := range want {
-			names[i] = article(w)
-		}
-		return fmt.Sprintf("%s is %s, want %s", reply.Show(v), article(got), strings.Join(names, " or "))
+		return toolargs.WrongType(reply.Show(v), got, want...)
 	}
 	if n, ok := v.(json.Number); ok {
 		f, _ := strconv.ParseFloat(string(n), 64)
@@ -481,14 +477,4 @@ func jsonType(v any) string {
 		return "array"
 	}
 	return "object"
-}
-
-func article(typ string) string {
-	switch typ {
-	case "null":
-		return "null"
-	case "integer", "array", "object":
-		return "an " + typ
-	}
-	return "a " + typ
 }

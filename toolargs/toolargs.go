@@ -57,6 +57,40 @@ func Unknown(tool, arg string, valid []string) *ArgumentError {
 	return &ArgumentError{Tool: tool, Argument: arg, Reason: "unknown argument; this tool takes " + strings.Join(valid, ", ")}
 }
 
+// WrongType is the reason of a value of the wrong JSON type: value as
+// shown, got its JSON Schema type, want those the argument takes, e.g.
+// `"ten" is a string, want an integer`.
+func WrongType(value, got string, want ...string) string {
+	names := make([]string, len(want))
+	for i, w := range want {
+		names[i] = article(w)
+	}
+	return fmt.Sprintf("%s is %s, want %s", value, article(got), strings.Join(names, " or "))
+}
+
+// Cut returns s, a name or value an error message repeats, cut after
+// maxEcho bytes at a rune's start, with "..." when longer.
+func Cut(s string) string {
+	if len(s) <= maxEcho {
+		return s
+	}
+	return strings.ToValidUTF8(s[:maxEcho], "") + "..."
+}
+
+// maxEcho is the most bytes of a name or value an error message repeats.
+const maxEcho = 40
+
+// article is the JSON Schema type typ with its article: "an integer".
+func article(typ string) string {
+	switch typ {
+	case "null":
+		return "null"
+	case "integer", "array", "object":
+		return "an " + typ
+	}
+	return "a " + typ
+}
+
 // MinBudget is the smallest budget, in characters, a call may ask for:
 // the envelope alone takes several hundred.
 const MinBudget = 1000

@@ -2,6 +2,7 @@ package toolargs_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/boundedkit/bounded"
@@ -62,6 +63,20 @@ func TestCallBudget(t *testing.T) {
 		got := toolargs.CallBudget(b, c.vals)
 		if got.LimitChars() != c.chars || c.tokens > 0 && got.LimitTokens() != c.tokens || got.LimitTokens() > b.LimitTokens() {
 			t.Errorf("%s: %d characters, %d tokens; want %d and %d", c.name, got.LimitChars(), got.LimitTokens(), c.chars, c.tokens)
+		}
+	}
+}
+
+func TestWrongType(t *testing.T) {
+	for _, c := range []struct {
+		got, want string
+	}{
+		{toolargs.WrongType(`"ten"`, "string", "integer"), `"ten" is a string, want an integer`},
+		{toolargs.WrongType("null", "null", "array", "object"), "null is null, want an array or an object"},
+		{toolargs.Cut(strings.Repeat("ä", 30)), strings.Repeat("ä", 20) + "..."},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
 		}
 	}
 }

@@ -210,7 +210,7 @@ func (sp *spec) paramNames() []string {
 // parse decodes one value of p, already known to be valid JSON and not null.
 // The error's text is the reason only; parse's caller adds the names.
 func (p param) parse(v json.RawMessage) (any, error) {
-	wrongType := fmt.Errorf("want %s, got %s", article(kindNames[p.kind]), jsonType(v))
+	wrongType := errors.New(toolargs.WrongType(show(v), jsonType(v), kindNames[p.kind]))
 	switch p.kind {
 	case kindString:
 		if v[0] != '"' {
@@ -273,7 +273,7 @@ func (p param) parse(v json.RawMessage) (any, error) {
 		out := make([]string, len(elems))
 		for i, e := range elems {
 			if len(e) == 0 || e[0] != '"' {
-				return nil, fmt.Errorf("entry %d: want a string, got %s", i, jsonType(e))
+				return nil, fmt.Errorf("entry %d: %s", i, toolargs.WrongType(show(e), jsonType(e), "string"))
 			}
 			if err := json.Unmarshal(e, &out[i]); err != nil {
 				return nil, err
@@ -288,32 +288,31 @@ func isNumber(v json.RawMessage) bool {
 	return len(v) > 0 && (v[0] == '-' || v[0] >= '0' && v[0] <= '9')
 }
 
+// jsonType is the JSON Schema type of v, one valid JSON value.
 func jsonType(v json.RawMessage) string {
 	if len(v) == 0 {
-		return "nothing"
+		return "null"
 	}
 	switch c := v[0]; {
 	case c == '"':
-		return "a string"
+		return "string"
 	case c == '{':
-		return "an object"
+		return "object"
 	case c == '[':
-		return "an array"
+		return "array"
 	case c == 't' || c == 'f':
-		return "a boolean"
+		return "boolean"
 	case c == 'n':
 		return "null"
-	default:
-		return "the number " + string(v)
 	}
+	if _, err := wholeNumber(string(v)); err != nil && strings.Contains(err.Error(), "not a whole number") {
+		return "number"
+	}
+	return "integer"
 }
 
-func article(s string) string {
-	if strings.IndexByte("aeiou", s[0]) >= 0 {
-		return "an " + s
-	}
-	return "a " + s
-}
+// show is v for an error message, cut as [toolargs.Cut] cuts.
+func show(v json.RawMessage) string { return toolargs.Cut(string(v)) }
 
 func quoteAll(s []string) []string {
 	out := make([]string, len(s))

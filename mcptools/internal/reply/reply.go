@@ -57,7 +57,7 @@ const maxReason = 240
 // which matches toolargs.ErrInvalidArguments and kind. The name is cut as cut
 // cuts, the reason in the middle to maxReason characters.
 func ArgError(tool, arg, reason string, kind error) error {
-	return &toolargs.ArgumentError{Tool: tool, Argument: Cut(arg), Reason: ClipMiddle(reason, maxReason), Kind: kind}
+	return &toolargs.ArgumentError{Tool: tool, Argument: toolargs.Cut(arg), Reason: ClipMiddle(reason, maxReason), Kind: kind}
 }
 
 // fitText returns s cut in the middle to b's limits: LimitChars
@@ -108,23 +108,11 @@ func ClipMiddle(s string, most int) string {
 	return s[:hi] + marker(n-keep) + s[ti:]
 }
 
-// Show writes v as JSON for an error message, cut as Cut cuts.
+// Show writes v as JSON for an error message, cut as toolargs.Cut cuts.
 func Show(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return Cut(fmt.Sprint(v))
+		return toolargs.Cut(fmt.Sprint(v))
 	}
-	return Cut(string(b))
-}
-
-// maxEcho is the most bytes of a name or value an error message repeats.
-const maxEcho = 40
-
-// Cut returns s cut after maxEcho bytes, at a rune's start, and "..."
-// when longer.
-func Cut(s string) string {
-	if len(s) <= maxEcho {
-		return s
-	}
-	return strings.ToValidUTF8(s[:maxEcho], "") + "..."
+	return toolargs.Cut(string(b))
 }
