@@ -9,6 +9,7 @@ package mcpset
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"strconv"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/boundedkit/bounded"
 	"github.com/boundedkit/bounded/mcptools"
 	"github.com/boundedkit/bounded/mcptools/internal/reply"
+	"github.com/boundedkit/bounded/ports"
 	"github.com/boundedkit/bounded/tools"
 )
 
@@ -26,7 +28,8 @@ import (
 // an envelope (the keys every one has), and [mcptools.MetaMaxResultSizeChars] from its budget
 // argument's maximum. A call's arguments go to the tool's handler as they came: its
 // own strict parsing answers bad input. Results and errors are as
-// [mcptools.AddTool]'s.
+// [mcptools.AddTool]'s: an error of the store (a query the database
+// refused) says so without its cause, which goes to slog.Default.
 //
 // MAX_MCP_OUTPUT_TOKENS is honoured: build the set with a budget passed
 // through [mcptools.ClientBudget]; should the set allow more tokens, Add lowers
@@ -48,11 +51,26 @@ func Add(s *mcp.Server, set *tools.Set) {
 		}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			env, err := t.Handler(ctx, capTokens(req.Params.Arguments, tokens))
 			if err != nil {
-				return reply.Error(t.Name, budget, err), nil
+				return reply.Error(t.Name, budget, fromStore(ctx, t.Name, err)), nil
 			}
 			return reply.Result(env), nil
 		})
 	}
+}
+
+// fromStore returns err, the error of a call of tool, as the model
+// should read it: an error of the call (its arguments, a name not found,
+// a query the port refuses) as it is, any other (a database's) as
+// reply.ServerError words it, logged to slog.Default.
+func fromStore(ctx context.Context, tool string, err error) error {
+	for _, callers := range []error{tools.ErrInvalidArguments, ports.ErrNotFound, ports.ErrInvalidQuery, ports.ErrAmbiguous,
+		bounded.ErrInvalidPage, bounded.ErrInvalidCursor, bounded.ErrInvalidWindow, bounded.ErrInvalidBudget,
+		context.Canceled, context.DeadlineExceeded} {
+		if errors.Is(err, callers) {
+			return err
+		}
+	}
+	return reply.ServerError(ctx, nil, tool, err)
 }
 
 // capTokens returns the arguments raw with budgetTokens lowered to the

@@ -1,7 +1,11 @@
 package mcpset_test
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,5 +41,38 @@ func TestAdd(t *testing.T) {
 	const hint = `Found 3 results, showing 1-1. 2 pages remain: call list_notes(detail="concise", offset=1, limit=1) for the next.`
 	if len(env.Results) != 1 || string(env.Results[0]) != `{"id":"areas/home","title":"areas/home"}` || env.Hint != hint || string(env.Next) != `{"detail":"concise","offset":1,"limit":1}` {
 		t.Errorf("list_notes: results %s, hint %q, next %s; want areas/home, %q", env.Results, env.Hint, env.Next, hint)
+	}
+}
+
+// failing is a store whose listing fails as a database would.
+type failing struct{ *memrepo.Store }
+
+func (failing) ListNotes(context.Context, ports.ListFilter, bounded.Page) (bounded.Paged[ports.NoteRef], error) {
+	return bounded.Paged[ports.NoteRef]{}, errors.New("sqlite: SQL logic error: no such table: notes (1)")
+}
+
+// TestStoreError: a store that fails as a database would gets an error
+// result that tells the model what to do, not the database's message,
+// which goes to the server's log; a note not found is said as it is.
+func TestStoreError(t *testing.T) {
+	var log bytes.Buffer
+	defer slog.SetDefault(slog.Default())
+	slog.SetDefault(slog.New(slog.NewTextHandler(&log, nil)))
+	set, err := tools.New(tools.Config{Notes: failing{memrepo.New()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := mcp.NewServer(&mcp.Implementation{Name: "notes"}, nil)
+	mcpset.Add(server, set)
+	c := mcptoolstest.Serve(t, server)
+	got := c.Error("list_notes", `{}`)
+	if !strings.HasPrefix(got, "list_notes: the results could not be read") || strings.Contains(got, "no such table") {
+		t.Errorf("list_notes: %q; want what to do, without the database's message", got)
+	}
+	if !strings.Contains(log.String(), "no such table: notes") || !strings.Contains(log.String(), "tool=list_notes") {
+		t.Errorf("log %q; want the cause and the tool", log.String())
+	}
+	if got := c.Error("get_note", `{"id":"nope"}`); !strings.Contains(got, "not found") {
+		t.Errorf("get_note: %q; want not found", got)
 	}
 }

@@ -3,9 +3,11 @@
 package reply
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"unicode/utf8"
 
@@ -48,6 +50,31 @@ func Error(tool string, b bounded.Budget, err error) *mcp.CallToolResult {
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fitText(err.Error(), b)}}}
 	res.SetError(err)
 	return res
+}
+
+// serverError is the error of a tool that failed on the server's side,
+// e.g. a query the database refused. Its message tells the model what
+// to do; the cause is for the server's log.
+type serverError struct {
+	tool string
+	err  error
+}
+
+func (e *serverError) Error() string {
+	return e.tool + ": the results could not be read, for a reason on the server's side, not in your arguments: " +
+		"call again later, and tell the user if it persists"
+}
+
+func (e *serverError) Unwrap() error { return e.err }
+
+// ServerError returns err, an error of tool on the server's side, as
+// the model should read it, and logs it to l (slog.Default when nil).
+func ServerError(ctx context.Context, l *slog.Logger, tool string, err error) error {
+	if l == nil {
+		l = slog.Default()
+	}
+	l.ErrorContext(ctx, "reading a tool's results failed", "tool", tool, "err", err)
+	return &serverError{tool: tool, err: err}
 }
 
 // maxReason is the most characters of an argument error's reason.
