@@ -470,19 +470,13 @@ func (s *Set) noteLinks(ctx context.Context, r *request) ([]byte, error) {
 		})
 	}
 	if i := slices.Index(names[:], category); i >= 0 {
-		if _, err := ports.NoteLinksLimits.Normalize(r.page); err != nil {
-			return nil, err
-		}
-		set(i, r.page)
+		set(i, r.page) // the port normalizes it
 		if err := read(); err != nil {
 			return nil, err
 		}
 		return fit(r, mapPage(at(links)[i], func(_ int, l ports.LinkRef) LinkItem { return s.linkItem(r, category, l) }), nil, nil)
 	}
-	if _, err := ports.NoteLinksLimits.Normalize(r.page); err != nil {
-		return nil, err
-	}
-	if err := read(); err != nil {
+	if err := read(); err != nil { // the counts; FetchPage normalizes r.page
 		return nil, err
 	}
 	counts := links
