@@ -22,6 +22,11 @@
 // total, and a budget no response exceeds. Package mcptoolstest checks
 // such a server through the SDK's client.
 //
+// A tool has what the set's tools have, by its [Options]: a fields
+// argument that keeps only the fields named (Fields), a detail argument
+// (Concise), content clipped by the number of results (Clip, Content),
+// and progress notifications while its handler runs (Progress).
+//
 // # Results
 //
 // A result is one envelope ([bounded.Envelope]): results, pagination,
@@ -35,9 +40,11 @@
 // A bad argument, a cursor of another query or a handler's error is a
 // result with isError set and a message that says what to change (for a
 // cursor: pass it as it came with the same arguments, or omit it to start
-// over), never a protocol error. It keeps to the call's budget: the
-// names and values it repeats are cut short, and a longer message is cut
-// in the middle.
+// over), never a protocol error. An unknown argument's message lists
+// those the tool takes. A source that fails while it reads (a query the
+// database refused) says so without its cause, which goes to the log.
+// An error keeps to the call's budget: the names and values it repeats
+// are cut short, and a longer message is cut in the middle.
 //
 // # Client limits
 //
