@@ -45,7 +45,8 @@ func TestNeedsExactTotal(t *testing.T) {
 	}{
 		{Page{Offset: 30, Count: CountNone}, nil, 0, true},
 		{Page{Offset: 30, Count: CountCapped}, nil, 0, true},
-		{Page{Offset: 30}, nil, 0, false}, // counted exactly already
+		{Page{Offset: 30}, nil, 0, true}, // capped, the default
+		{Page{Offset: 30, Count: CountExact}, nil, 0, false}, // counted exactly already
 		{Page{Offset: 30, Count: CountNone}, nil, 1, false},
 		{Page{Count: CountNone}, nil, 0, false}, // an empty set: 0
 		{Page{Count: CountNone}, &driver.Cursor{Offset: 0, Keys: []any{"k"}}, 0, true},
@@ -81,17 +82,17 @@ func TestFinish(t *testing.T) {
 		counted  int
 		want     PageInfo
 	}{
-		{"exact", req(Page{Offset: 10}), 10, true, 35, PageInfo{Total: 35, Limit: 10, Offset: 10, Returned: 10, HasMore: true, NextOffset: 20}},
-		{"exact last", req(Page{Offset: 30}), 5, false, 35, PageInfo{Total: 35, Limit: 10, Offset: 30, Returned: 5}},
-		{"exact past end", req(Page{Offset: 40}), 0, false, 35, PageInfo{Total: 35, Limit: 10, Offset: 40}},
+		{"exact", req(Page{Offset: 10, Count: CountExact}), 10, true, 35, PageInfo{Total: 35, Limit: 10, Offset: 10, Returned: 10, HasMore: true, NextOffset: 20}},
+		{"exact last", req(Page{Offset: 30, Count: CountExact}), 5, false, 35, PageInfo{Total: 35, Limit: 10, Offset: 30, Returned: 5}},
+		{"exact past end", req(Page{Offset: 40, Count: CountExact}), 0, false, 35, PageInfo{Total: 35, Limit: 10, Offset: 40}},
 		{"capped under cap", req(Page{Count: CountCapped, CountCap: 100}), 10, true, 35, PageInfo{Total: 35, Limit: 10, Returned: 10, HasMore: true, NextOffset: 10}},
 		{"capped over cap", req(Page{Count: CountCapped, CountCap: 20}), 10, true, 21, PageInfo{Total: 20, TotalKind: TotalAtLeast, Limit: 10, Returned: 10, HasMore: true, NextOffset: 10}},
 		{"capped deep", req(Page{Offset: 100, Count: CountCapped, CountCap: 20}), 10, true, 21, PageInfo{Total: 110, TotalKind: TotalAtLeast, Limit: 10, Offset: 100, Returned: 10, HasMore: true, NextOffset: 110}},
 		{"none", req(Page{Count: CountNone}), 10, true, 0, PageInfo{Total: 10, TotalKind: TotalUnknown, Limit: 10, Returned: 10, HasMore: true, NextOffset: 10}},
 		{"none, empty set", req(Page{Count: CountNone}), 0, false, 0, PageInfo{Limit: 10}},
-		{"forward cursor", Request{Limit: 10, Offset: 20, At: &driver.Cursor{Offset: 20}}, 10, true, 40, PageInfo{Total: 40, Limit: 10, Offset: 20, Returned: 10, HasMore: true, NextOffset: 30, AfterCursor: true}},
-		{"backward", Request{Limit: 10, Offset: 25, At: &driver.Cursor{Backward: true, Offset: 25}}, 10, true, 40, PageInfo{Total: 40, Limit: 10, Offset: 15, Returned: 10, HasMore: true, NextOffset: 25, AfterCursor: true}},
-		{"backward to start", Request{Limit: 10, Offset: 25, At: &driver.Cursor{Backward: true, Offset: 25}}, 7, false, 40, PageInfo{Total: 40, Limit: 10, Offset: 0, Returned: 7, HasMore: true, NextOffset: 7, AfterCursor: true}},
+		{"forward cursor", Request{Limit: 10, Offset: 20, Count: CountExact, At: &driver.Cursor{Offset: 20}}, 10, true, 40, PageInfo{Total: 40, Limit: 10, Offset: 20, Returned: 10, HasMore: true, NextOffset: 30, AfterCursor: true}},
+		{"backward", Request{Limit: 10, Offset: 25, Count: CountExact, At: &driver.Cursor{Backward: true, Offset: 25}}, 10, true, 40, PageInfo{Total: 40, Limit: 10, Offset: 15, Returned: 10, HasMore: true, NextOffset: 25, AfterCursor: true}},
+		{"backward to start", Request{Limit: 10, Offset: 25, Count: CountExact, At: &driver.Cursor{Backward: true, Offset: 25}}, 7, false, 40, PageInfo{Total: 40, Limit: 10, Offset: 0, Returned: 7, HasMore: true, NextOffset: 7, AfterCursor: true}},
 	} {
 		if d := cmp.Diff(c.want, c.r.finish(c.returned, c.more, c.counted)); d != "" {
 			t.Errorf("%s (-want +got):\n%s", c.name, d)

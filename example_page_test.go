@@ -43,8 +43,8 @@ func ExampleLimits_FromPageNumber() {
 	r, _ := limits.Normalize(p)
 	fmt.Printf("%+v -> limit %d offset %d clamped %v\n", p, r.Limit, r.Offset, r.Clamped)
 	// Output:
-	// {Limit:0 Offset:50 Cursor: Count:exact CountCap:0}
-	// {Limit:250 Offset:300 Cursor: Count:exact CountCap:0} -> limit 100 offset 300 clamped true
+	// {Limit:0 Offset:50 Cursor: Count:capped CountCap:0}
+	// {Limit:250 Offset:300 Cursor: Count:capped CountCap:0} -> limit 100 offset 300 clamped true
 }
 
 // A capped count stops at ten pages' worth of items, and never below 100.

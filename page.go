@@ -39,22 +39,22 @@ type Page struct {
 	// Cursor, when set, replaces Offset: a cursor of an earlier page of
 	// the same query.
 	Cursor string `json:"cursor,omitempty"`
-	// Count is how the total is counted, exactly by default; CountCap is
+	// Count is how the total is counted, capped by default; CountCap is
 	// CountCapped's cap, 0 meaning [DefaultCountCap](Limit).
 	Count    CountMode `json:"count,omitempty"`
 	CountCap int       `json:"countCap,omitempty"`
 }
 
-// CountMode is how a paged method counts its total. CountCapped and
-// CountNone keep a deep page as cheap as the first.
+// CountMode is how a paged method counts its total. CountCapped, the
+// default, and CountNone keep a deep page as cheap as the first.
 type CountMode uint8
 
 const (
+	// CountCapped, the zero value, counts up to [Page.CountCap] items:
+	// exact within it, else a lower bound ([TotalAtLeast]).
+	CountCapped CountMode = iota
 	// CountExact counts every matching item: [TotalExact].
-	CountExact CountMode = iota
-	// CountCapped counts up to [Page.CountCap] items: exact within it, else
-	// a lower bound ([TotalAtLeast]).
-	CountCapped
+	CountExact
 	// CountNone counts nothing: [TotalUnknown].
 	CountNone
 )
@@ -76,9 +76,9 @@ func DefaultCountCap(limit int) int {
 	return max(CountCapPages*limit, MinDefaultCountCap)
 }
 
-var countModeNames = [...]string{"exact", "capped", "none"}
+var countModeNames = [...]string{"capped", "exact", "none"}
 
-// String returns "exact", "capped" or "none".
+// String returns "capped", "exact" or "none".
 func (m CountMode) String() string {
 	if int(m) < len(countModeNames) {
 		return countModeNames[m]

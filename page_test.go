@@ -17,16 +17,17 @@ func TestNormalize(t *testing.T) {
 		want    Request
 		wantErr string
 	}{
-		{"zero is the default", Page{}, Request{Limit: 50}, ""},
-		{"within max", Page{Limit: 7, Offset: 3}, Request{Limit: 7, Offset: 3, Requested: 7}, ""},
-		{"exactly max", Page{Limit: 200}, Request{Limit: 200, Requested: 200}, ""},
-		{"over max is clamped", Page{Limit: 201, Offset: 10}, Request{Limit: 200, Offset: 10, Requested: 201, Clamped: true}, ""},
-		{"cursor kept", Page{Cursor: "abc"}, Request{Limit: 50, Cursor: "abc"}, ""},
+		{"zero is the default", Page{}, Request{Limit: 50, CountCap: 500}, ""},
+		{"within max", Page{Limit: 7, Offset: 3}, Request{Limit: 7, Offset: 3, Requested: 7, CountCap: 100}, ""},
+		{"exactly max", Page{Limit: 200}, Request{Limit: 200, Requested: 200, CountCap: 2000}, ""},
+		{"over max is clamped", Page{Limit: 201, Offset: 10}, Request{Limit: 200, Offset: 10, Requested: 201, Clamped: true, CountCap: 2000}, ""},
+		{"cursor kept", Page{Cursor: "abc"}, Request{Limit: 50, Cursor: "abc", CountCap: 500}, ""},
+		{"exact", Page{Count: CountExact}, Request{Limit: 50, Count: CountExact}, ""},
 		{"negative limit", Page{Limit: -1}, Request{}, "limit -1 is negative"},
 		{"negative offset", Page{Offset: -5}, Request{}, "offset -5 is negative"},
 		{"offset over max", Page{Offset: MaxOffset + 1}, Request{}, "offset 9007199254740992 is over the maximum"},
 		{"offset plus limit overflows", Page{Offset: MaxOffset - 10}, Request{}, "plus limit 50 is over the maximum"},
-		{"max offset with room", Page{Offset: MaxOffset - 50}, Request{Limit: 50, Offset: MaxOffset - 50}, ""},
+		{"max offset with room", Page{Offset: MaxOffset - 50}, Request{Limit: 50, Offset: MaxOffset - 50, CountCap: 500}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -57,10 +58,10 @@ func TestFromPageNumber(t *testing.T) {
 		wantReq    Request
 		wantErr    bool
 	}{
-		{0, 0, Page{Offset: 0}, Request{Limit: 100}, false},
-		{3, 0, Page{Offset: 300}, Request{Limit: 100, Offset: 300}, false},
-		{2, 25, Page{Limit: 25, Offset: 50}, Request{Limit: 25, Offset: 50, Requested: 25}, false},
-		{2, 5000, Page{Limit: 5000, Offset: 2000}, Request{Limit: 1000, Offset: 2000, Requested: 5000, Clamped: true}, false},
+		{0, 0, Page{Offset: 0}, Request{Limit: 100, CountCap: 1000}, false},
+		{3, 0, Page{Offset: 300}, Request{Limit: 100, Offset: 300, CountCap: 1000}, false},
+		{2, 25, Page{Limit: 25, Offset: 50}, Request{Limit: 25, Offset: 50, Requested: 25, CountCap: 250}, false},
+		{2, 5000, Page{Limit: 5000, Offset: 2000}, Request{Limit: 1000, Offset: 2000, Requested: 5000, Clamped: true, CountCap: 10000}, false},
 		{-1, 0, Page{}, Request{}, true},
 		{0, -1, Page{}, Request{}, true},
 		{MaxOffset, 100, Page{}, Request{}, true},
@@ -401,7 +402,8 @@ func TestDefaultCountCap(t *testing.T) {
 		{"pages of 1", Page{Limit: 1, Count: CountCapped}, MinDefaultCountCap},
 		{"a clamped limit counts the clamp", Page{Limit: 5_000, Count: CountCapped}, 2_000},
 		{"a given cap is kept", Page{Limit: 10, Count: CountCapped, CountCap: 7}, 7},
-		{"exact has no cap", Page{Limit: 10, CountCap: 7}, 0},
+		{"the default is capped", Page{Limit: 10}, MinDefaultCountCap},
+		{"exact has no cap", Page{Limit: 10, Count: CountExact, CountCap: 7}, 0},
 		{"none has no cap", Page{Limit: 10, Count: CountNone}, 0},
 	}
 	for _, tc := range tests {

@@ -512,10 +512,10 @@ func TestStatements(t *testing.T) {
 			want      []string // what each statement holds
 		}{
 			{"none", src, bounded.Request{Limit: 5, Count: bounded.CountNone}, -1, []string{"LIMIT 6"}},
-			{"exact", src, bounded.Request{Limit: 5}, n, []string{`count(*) FROM (SELECT "b"."id"`}},
+			{"exact", src, bounded.Request{Limit: 5, Count: bounded.CountExact}, n, []string{`count(*) FROM (SELECT "b"."id"`}},
 			{"capped", src, bounded.Request{Limit: 5, Count: bounded.CountCapped, CountCap: 3}, 4, []string{`LIMIT 4) AS "bunpage_capped") AS "_bunpage_total"`}},
-			{"cursor", src, bounded.Request{Limit: 5, At: &driver.Cursor{Keys: orders[0].keys(books[0])}}, n, []string{`"_bunpage_total"`}},
-			{"past the end", src, bounded.Request{Limit: 5, Offset: 100}, n, []string{`"_bunpage_total"`, "SELECT count(*)"}},
+			{"cursor", src, bounded.Request{Limit: 5, Count: bounded.CountExact, At: &driver.Cursor{Keys: orders[0].keys(books[0])}}, n, []string{`"_bunpage_total"`}},
+			{"past the end", src, bounded.Request{Limit: 5, Offset: 100, Count: bounded.CountExact}, n, []string{`"_bunpage_total"`, "SELECT count(*)"}},
 			{"empty set", empty, bounded.Request{Limit: 5, Count: bounded.CountCapped}, 0, []string{`"_bunpage_total"`}},
 		} {
 			rows, err := c.src.Fetch(ctx, c.r)
@@ -591,7 +591,7 @@ func TestSnapshot(t *testing.T) {
 			// guard against a writer that hangs.
 			first, last, reads := -1, -1, 0
 			for hang := time.Now().Add(2 * time.Minute); (reads < 300 || last-first < 20) && time.Now().Before(hang); reads++ {
-				rows, err := src.Fetch(ctx, bounded.Request{Limit: 1})
+				rows, err := src.Fetch(ctx, bounded.Request{Limit: 1, Count: bounded.CountExact})
 				if err != nil {
 					t.Fatal(err)
 				}

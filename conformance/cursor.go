@@ -22,7 +22,7 @@ func checkCursorWalks[T any](t TB, s *suite, m *method[T], st, ref Store, fulls 
 		q := m.queries[i]
 		full, _ := fulls.walkable(t, s, m, i, st)
 		for _, size := range []int{2, 0} {
-			fwd, ok := cursorWalk(t, s, m, q, st, ref, bounded.Page{Limit: size}, len(full), func(pi bounded.PageInfo) string { return pi.NextCursor })
+			fwd, ok := cursorWalk(t, s, m, q, st, ref, bounded.Page{Limit: size, Count: bounded.CountExact}, len(full), func(pi bounded.PageInfo) string { return pi.NextCursor })
 			if !ok {
 				continue
 			}
@@ -45,7 +45,7 @@ func checkCursorWalks[T any](t TB, s *suite, m *method[T], st, ref Store, fulls 
 				}
 				continue
 			}
-			back, ok := cursorWalk(t, s, m, q, st, ref, bounded.Page{Limit: size, Cursor: last.Page.PrevCursor}, len(full), func(pi bounded.PageInfo) string { return pi.PrevCursor })
+			back, ok := cursorWalk(t, s, m, q, st, ref, bounded.Page{Limit: size, Cursor: last.Page.PrevCursor, Count: bounded.CountExact}, len(full), func(pi bounded.PageInfo) string { return pi.PrevCursor })
 			if !ok {
 				continue
 			}

@@ -177,7 +177,7 @@ func (c *fullCache[T]) share(t TB, s *suite, m *method[T], st Store, check int, 
 func checkExactlyOnce[T any](t TB, s *suite, m *method[T], st Store, fulls *fullCache[T]) {
 	byOffset := func(size int) func(pg bounded.Paged[T], p bounded.Page) (bounded.Page, bool, error) {
 		return func(pg bounded.Paged[T], p bounded.Page) (bounded.Page, bool, error) {
-			return bounded.Page{Limit: size, Offset: pg.Page.NextOffset}, pg.Page.HasMore, nil
+			return bounded.Page{Limit: size, Offset: pg.Page.NextOffset, Count: bounded.CountExact}, pg.Page.HasMore, nil
 		}
 	}
 	t.Run("offset", func(t TB) {
@@ -185,7 +185,7 @@ func checkExactlyOnce[T any](t TB, s *suite, m *method[T], st Store, fulls *full
 			q := m.queries[i]
 			full, _ := fulls.walkable(t, s, m, i, st)
 			const size = 4
-			start := bounded.Page{Limit: size}
+			start := bounded.Page{Limit: size, Count: bounded.CountExact}
 			got, ok := walkOf(t, m, q, st, len(full), start, stepCap(len(full), size), byOffset(size))
 			if ok {
 				exactlyOnce(t, s, m.label(q, start)+" walked by NextOffset", m.key, full, got)
@@ -307,10 +307,11 @@ func checkTotals[T any](t TB, s *suite, m *method[T], st Store, fulls *fullCache
 // items, HasMore false, the exact total, no error, as memrepo answers.
 func checkPastEnd[T any](t TB, s *suite, m *method[T], st, ref Store) {
 	for i, q := range m.queries {
-		total := refPage(t, m, q, ref, bounded.Page{Limit: 1}).Page.Total
-		pages := []bounded.Page{{Offset: total}, {Limit: 1, Offset: bounded.MaxOffset - 1}}
+		exact := bounded.CountExact
+		total := refPage(t, m, q, ref, bounded.Page{Limit: 1, Count: exact}).Page.Total
+		pages := []bounded.Page{{Offset: total, Count: exact}, {Limit: 1, Offset: bounded.MaxOffset - 1, Count: exact}}
 		if i == 0 {
-			pages = append(pages, bounded.Page{Limit: 1, Offset: total + 1}, bounded.Page{Limit: 3, Offset: 1_000_000})
+			pages = append(pages, bounded.Page{Limit: 1, Offset: total + 1, Count: exact}, bounded.Page{Limit: 3, Offset: 1_000_000, Count: exact})
 		}
 		for _, p := range pages {
 			if _, sp, ok := comparePage(t, s, m, q, st, ref, p); ok {

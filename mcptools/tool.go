@@ -35,8 +35,8 @@ type Options[T any] struct {
 	// a call's budget and budgetTokens arguments lower it further, never
 	// raise it. Its LimitChars must be at least toolargs.MinBudget.
 	Budget bounded.Budget
-	// Count is how a page's total is counted: exactly (the zero value), up
-	// to a cap, or not at all.
+	// Count is how a page's total is counted: up to a cap (the zero
+	// value: exact below it), exactly, or not at all.
 	Count bounded.CountMode
 	// Hints sets how much the hint says.
 	Hints bounded.HintStyle

@@ -74,16 +74,13 @@ type Config struct {
 	// the cursor's issue: continuing by one would skip or repeat results).
 	CursorHints bool
 	// Counts chooses, by tool name, how a paged tool counts its total
-	// (see [bounded.CountMode]). Tools not named count by default:
-	// the search and link tools (search_notes, search_by_links,
-	// find_broken_links, get_backlinks, search_knowledge, search_code)
-	// capped, at bounded.DefaultCountCap of the page's limit, the others
-	// exactly; name a tool with Count{Mode: bounded.CountExact} for its
-	// exact total. get_notes and get_note_links page in memory over what
-	// they read and always count exactly: naming them, or a tool not in
-	// the set, is an error. A capped count or none keeps deep pages of
-	// large result sets cheap; the response says "1,000+" or leaves the
-	// total out, honestly.
+	// (see [bounded.CountMode]). Tools not named count capped, at
+	// bounded.DefaultCountCap of the page's limit: exact for small
+	// results, "1,000+" over larger ones, cheap at any depth. Name a tool
+	// with Count{Mode: bounded.CountExact} for its exact total.
+	// get_notes and get_note_links page in memory over what they read and
+	// always count exactly: naming them, or a tool not in the set, is an
+	// error.
 	Counts map[string]Count
 	// Importing, when set, reports whether the data the tool named reads
 	// is still being written, an import in progress. While it is, the
@@ -91,16 +88,6 @@ type Config struct {
 	// and its pagination says "importing": true. It is asked once per
 	// call, before the call reads.
 	Importing func(tool string) bool
-}
-
-// defaultCounts are the count strategies of the tools [Config.Counts]
-// does not name: a capped count for the tools whose exact total costs a
-// scan of every match (at 1M notes, a broad search's exact count takes
-// seconds, its capped count milliseconds).
-var defaultCounts = map[string]Count{
-	"search_notes": {Mode: bounded.CountCapped}, "search_by_links": {Mode: bounded.CountCapped},
-	"find_broken_links": {Mode: bounded.CountCapped}, "get_backlinks": {Mode: bounded.CountCapped},
-	"search_knowledge": {Mode: bounded.CountCapped}, "search_code": {Mode: bounded.CountCapped},
 }
 
 // Count is a tool's count strategy: Mode, and for bounded.CountCapped the
@@ -348,10 +335,7 @@ func (s *Set) newRequest(sp *spec, in *input) (*request, error) {
 	if err != nil {
 		return nil, err
 	}
-	ct, ok := s.cfg.Counts[sp.name]
-	if !ok {
-		ct = defaultCounts[sp.name]
-	}
+	ct := s.cfg.Counts[sp.name]
 	p.Count, p.CountCap = ct.Mode, ct.Cap
 	r.page = p
 	return r, nil

@@ -149,7 +149,7 @@ func TestAnswersDuringImport(t *testing.T) {
 	}
 
 	partial := fmt.Sprintf("Vault import in progress (%d of ", batch)
-	during, text := importingCall(t, c, "list_notes", `{"limit":3}`)
+	during, text := importingCall(t, c, "list_notes", `{"limit":30}`)
 	if !strings.HasPrefix(during.Hint, partial+fmt.Sprintf("%s notes written): results may be incomplete", thousands(notes))) {
 		t.Errorf("during the import, hint %q; want it to begin with %q", during.Hint, partial)
 	}
@@ -175,7 +175,7 @@ func TestAnswersDuringImport(t *testing.T) {
 	if want := []string{"import held", "tools listed", "import done"}; !slices.Equal(events, want) {
 		t.Errorf("events %q; want %q", events, want)
 	}
-	after, text := c.Call("list_notes", `{"limit":3}`)
+	after, text := c.Call("list_notes", `{"limit":30}`)
 	if strings.Contains(after.Hint, "in progress") || strings.Contains(text, "incomplete") || strings.Contains(text, "importing") {
 		t.Errorf("after the import, %.500s still says it is partial", text)
 	}
@@ -389,7 +389,7 @@ func TestWaitsForImport(t *testing.T) {
 	}
 	answered := make(chan answer, 1)
 	go func() {
-		params := &mcp.CallToolParams{Name: "list_notes", Arguments: map[string]any{"limit": 1}}
+		params := &mcp.CallToolParams{Name: "list_notes", Arguments: map[string]any{"limit": 30}}
 		params.SetProgressToken("t1")
 		res, err := cs.CallTool(context.Background(), params)
 		answered <- answer{res, err}

@@ -17,6 +17,7 @@ var testSupport = map[string]bool{
 	module + "/conformance":                   true,
 	module + "/boundedtest":                   true,
 	module + "/mcptools/mcptoolstest":         true,
+	module + "/result/resulttest":             true,
 	module + "/adapters/internal/adaptertest": true,
 	module + "/adapters/internal/benchutil":   true,
 }

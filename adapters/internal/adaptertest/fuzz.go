@@ -163,7 +163,7 @@ func (f *Fuzzer) Check(t *testing.T, q string, mode uint8, limit, offset int) {
 			}
 		}
 	}
-	pg, err := f.got.ListNotes(ctx, ports.ListFilter{}, bounded.Page{Limit: 1})
+	pg, err := f.got.ListNotes(ctx, ports.ListFilter{}, bounded.Page{Limit: 1, Count: bounded.CountExact})
 	if err != nil || pg.Page.Total != f.notes {
 		t.Fatalf("after the calls with %.80q: ListNotes: %d notes, %v; want %d", q, pg.Page.Total, err, f.notes)
 	}
