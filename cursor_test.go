@@ -45,7 +45,7 @@ func TestNeedsExactTotal(t *testing.T) {
 	}{
 		{Page{Offset: 30, Count: CountNone}, nil, 0, true},
 		{Page{Offset: 30, Count: CountCapped}, nil, 0, true},
-		{Page{Offset: 30}, nil, 0, true}, // capped, the default
+		{Page{Offset: 30}, nil, 0, true},                     // capped, the default
 		{Page{Offset: 30, Count: CountExact}, nil, 0, false}, // counted exactly already
 		{Page{Offset: 30, Count: CountNone}, nil, 1, false},
 		{Page{Count: CountNone}, nil, 0, false}, // an empty set: 0
