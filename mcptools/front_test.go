@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -170,5 +171,47 @@ func TestSourceError(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "no such table: orders") || !strings.Contains(log.String(), "tool=orders") {
 		t.Errorf("log %q; want the cause and the tool", log.String())
+	}
+}
+
+// counted is a result that counts its encodings.
+type counted struct {
+	ID     int    `json:"id"`
+	Status string `json:"status"`
+}
+
+var encodings atomic.Int64
+
+func (c counted) MarshalJSON() ([]byte, error) {
+	encodings.Add(1)
+	type plain counted
+	return json.Marshal(plain(c))
+}
+
+// TestOnceEach: a call reads its source once and encodes each result
+// once, with fields or without.
+func TestOnceEach(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "test"}, nil)
+	var fetches atomic.Int64
+	mcptools.AddTool(server, &mcp.Tool{Name: "items", Description: "Lists items."},
+		mcptools.Options[counted]{Limits: bounded.Limits{Default: 5, Max: 10}, Fields: true},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (bounded.Source[counted], error) {
+			return bounded.FromFunc(func(_ context.Context, r bounded.Request) ([]counted, int, error) {
+				fetches.Add(1)
+				var out []counted
+				for i := r.Offset; i < min(r.Offset+r.Limit, 12); i++ {
+					out = append(out, counted{ID: i, Status: "ok"})
+				}
+				return out, 12, nil
+			}), nil
+		})
+	c := mcptoolstest.Serve(t, server)
+	for _, args := range []string{`{}`, `{"fields":["status"]}`, `{"offset":5,"limit":3}`} {
+		encodings.Store(0)
+		fetches.Store(0)
+		env, _ := c.Call("items", args)
+		if n := int64(len(env.Results)); n == 0 || encodings.Load() != n || fetches.Load() != 1 {
+			t.Errorf("items(%s): %d results, %d encodings, %d reads of the source; want one encoding each, one read", args, n, encodings.Load(), fetches.Load())
+		}
 	}
 }
