@@ -165,7 +165,7 @@ func CallBudget(b bounded.Budget, vals map[string]any) bounded.Budget {
 	}
 	if lowTokens {
 		limTokens = tokens
-		if Estimates(b) {
+		if estimates(b) {
 			limTokens = max(int(float64(tokens)*(1-bounded.MaxEstimateError)), 1)
 		}
 	}
@@ -176,5 +176,5 @@ func CallBudget(b bounded.Budget, vals map[string]any) bounded.Budget {
 	return b
 }
 
-// Estimates reports whether b counts tokens with bounded's estimator.
-func Estimates(b bounded.Budget) bool { return b.Tokenizer == nil && b.CharsPerToken == 0 }
+// estimates reports whether b counts tokens with bounded's estimator.
+func estimates(b bounded.Budget) bool { return b.Tokenizer == nil && b.CharsPerToken == 0 }
