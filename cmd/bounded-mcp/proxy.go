@@ -97,7 +97,7 @@ func newProxy(ctx context.Context, cfg config) (*proxy, error) {
 		Instructions:            init.Instructions,
 		Logger:                  cfg.logger,
 		Capabilities:            capabilities(init.Capabilities),
-		InitializedHandler:      func(ctx context.Context, r *mcp.InitializedRequest) { p.syncRoots(r.Session) },
+		InitializedHandler:      p.initialized,
 		RootsListChangedHandler: func(ctx context.Context, r *mcp.RootsListChangedRequest) { p.syncRoots(r.Session) },
 	}
 	if c := init.Capabilities; c != nil && c.Completions != nil {
@@ -118,6 +118,15 @@ func newProxy(ctx context.Context, cfg config) (*proxy, error) {
 	p.mirror = newMirror(p)
 	p.mirror.sync(ctx, cs)
 	return p, nil
+}
+
+// initialized logs the client's profile and takes its roots.
+func (p *proxy) initialized(ctx context.Context, r *mcp.InitializedRequest) {
+	if ip := r.Session.InitializeParams(); ip != nil && ip.ClientInfo != nil {
+		prof := p.profileFor(&mcp.CallToolRequest{Session: r.Session})
+		p.cfg.logger.Info("client connected", "name", ip.ClientInfo.Name, "version", ip.ClientInfo.Version, "profile", prof.Describe())
+	}
+	p.syncRoots(r.Session)
 }
 
 // close stops the upstream and waits for it.
