@@ -100,7 +100,7 @@ func conservative() Profile {
 }
 
 // Set is a list of profiles and the one for clients none matches. Its
-// methods are safe for concurrent use; its changes are not.
+// lookups are safe for concurrent use; Override must come before them.
 type Set struct {
 	profiles []Profile
 	unknown  Profile

@@ -76,13 +76,13 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.url, "url", "", "the upstream's streamable HTTP `endpoint`, instead of a command")
 	fs.Var(&o.headers, "header", "an HTTP `header` (\"Name: value\") for the -url upstream; repeatable")
 	fs.StringVar(&o.listen, "http", "", "serve streamable HTTP on this `address` (e.g. localhost:8080, path /mcp) instead of stdio")
-	fs.StringVar(&o.budget, "budget", "", "`limits` for every client over its profile: chars=N,tokens=N,lines=N,bytes=N,margin=F, or a number of characters")
-	fs.Var(&o.profiles, "profile", "`name=limits`: set limits of one profile (see -profiles), or * for all; repeatable")
+	fs.StringVar(&o.budget, "budget", "", "`limits` over every client's profile: chars=N,tokens=N,lines=N,bytes=N,margin=F, or a number of characters")
+	fs.Var(&o.profiles, "profile", "`name=limits` over one profile (see -profiles); repeatable")
 	fs.StringVar(&o.client, "client", "", "use the profile `name` for every client, whatever name it gives")
-	fs.Var(&o.tools, "tool", "`name=limits`: a tool's limits over the client's profile, or name=skip to leave its results alone; repeatable")
+	fs.Var(&o.tools, "tool", "`name=limits` of one tool over the client's profile, or name=skip to leave its results alone; repeatable")
 	fs.StringVar(&o.store, "store", "", "where snapshots are kept: a SQLite `file`, a postgres:// DSN, or memory (default: results.db in the user cache directory)")
 	fs.DurationVar(&o.ttl, "ttl", result.DefaultTTL, "how long a snapshot and its handle live")
-	fs.Var(&o.maxResult, "max-result", "the largest result bounded; a larger one is an isError result (default 32MiB)")
+	fs.Var(&o.maxResult, "max-result", "the largest result bounded, in bytes (KiB, MiB, GiB, KB, MB, GB); a larger one is an isError result")
 	fs.Var(&o.quotaTotal, "quota", "the most the store keeps, all sessions together (default 512MiB)")
 	fs.Var(&o.quotaSession, "session-quota", "the most the store keeps for one session (default 64MiB)")
 	fs.DurationVar(&o.callTimeout, "call-timeout", 5*time.Minute, "the longest a forwarded call waits for the upstream; 0 for no limit")
@@ -135,7 +135,11 @@ func serve(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io.W
 	}
 	if o.showProfiles {
 		for _, p := range profiles.Profiles() {
-			fmt.Fprintf(stdout, "%s\n  clients: %s\n  source: %s\n", p.Describe(), strings.Join(p.Clients, ", "), p.Source)
+			clients := strings.Join(p.Clients, ", ")
+			if clients == "" {
+				clients = "any other"
+			}
+			fmt.Fprintf(stdout, "%s\n  clients: %s\n  source: %s\n", p.Describe(), clients, p.Source)
 		}
 		return nil
 	}
@@ -340,7 +344,16 @@ func (m *multi) Set(s string) error { *m = append(*m, s); return nil }
 // size is a flag of bytes: 1048576, 64KiB, 32MiB, 1GiB, 200MB.
 type size int64
 
-func (s *size) String() string { return strconv.FormatInt(int64(*s), 10) }
+func (s *size) String() string {
+	switch n := int64(*s); {
+	case n == 0:
+		return "0"
+	case n%(1<<20) == 0:
+		return strconv.FormatInt(n>>20, 10) + "MiB"
+	default:
+		return strconv.FormatInt(n, 10)
+	}
+}
 
 func (s *size) Set(v string) error {
 	units := []struct {
