@@ -254,21 +254,28 @@ func (p *proxy) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 // gets: its own cancellation, a protocol error as the upstream sent it,
 // or an isError result saying what happened and what to do.
 func (p *proxy) callError(ctx, cctx context.Context, l *link, what string, err error) (*mcp.CallToolResult, error) {
-	var rpcErr *jsonrpc.Error
 	switch {
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	case cctx.Err() != nil:
 		return errorResult(fmt.Sprintf("The upstream server gave no answer to the %s within %s; the call was cancelled. Call again, perhaps with narrower arguments.",
 			what, p.cfg.callTimeout)), nil
-	case errors.As(err, &rpcErr):
+	case fromUpstream(err):
 		return nil, err
 	}
-	if why := l.wait(3 * time.Second); why != "" {
+	if why := l.wait(l.grace()); why != "" {
 		return errorResult(fmt.Sprintf("The upstream server stopped during the %s: %s. It is being restarted; call again in a few seconds.", what, why)), nil
 	}
 	p.up.reset(l)
 	return errorResult(fmt.Sprintf("The %s failed: %v. The connection to the upstream server is being reset; call again in a few seconds.", what, err)), nil
+}
+
+// fromUpstream reports whether err is a JSON-RPC error the upstream sent,
+// not one the SDK makes of a connection that failed (codes -32003 to
+// -32005: closing, or rejected by the transport).
+func fromUpstream(err error) bool {
+	var rpcErr *jsonrpc.Error
+	return errors.As(err, &rpcErr) && (rpcErr.Code < -32005 || rpcErr.Code > -32003)
 }
 
 func errorResult(msg string) *mcp.CallToolResult {
@@ -283,11 +290,10 @@ func (p *proxy) forward(ctx context.Context, what string, do func(l *link) error
 		return fmt.Errorf("the upstream server cannot take requests: %v", err)
 	}
 	err = do(l)
-	var rpcErr *jsonrpc.Error
-	if err == nil || ctx.Err() != nil || errors.As(err, &rpcErr) {
+	if err == nil || ctx.Err() != nil || fromUpstream(err) {
 		return err
 	}
-	if why := l.wait(3 * time.Second); why != "" {
+	if why := l.wait(l.grace()); why != "" {
 		return fmt.Errorf("the upstream server stopped during %s: %s", what, why)
 	}
 	return fmt.Errorf("%s failed: %w", what, err)

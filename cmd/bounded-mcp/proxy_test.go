@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -393,4 +395,39 @@ func waitFor(t testing.TB, what string, ok func() bool, got ...func() string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// TestHTTPUpstream puts the proxy in front of an upstream over streamable
+// HTTP that goes down: a call then gets an isError result, and the
+// connection is made again once the upstream is back.
+func TestHTTPUpstream(t *testing.T) {
+	var st upstreamState
+	var down, headers atomic.Bool
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return newUpstream(&st, false) }, nil)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		headers.Store(r.Header.Get("X-Test") == "yes")
+		if down.Load() {
+			http.Error(w, "down", http.StatusBadGateway)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	cfg := testConfig(httpDialer(srv.URL, []string{"X-Test: yes"}))
+	cfg.backoff = 500 * time.Millisecond
+	p := startProxy(t, cfg)
+	cs := connect(t, p.server, "claude-code", nil, nil)
+	if got := mustCall(t, cs, "echo", map[string]any{"text": "up"}); got != "up" || !headers.Load() {
+		t.Fatalf("echo: %q; the -header sent: %v", got, headers.Load())
+	}
+	down.Store(true)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "x"}})
+	if msg := errText(t, res, err); !strings.Contains(msg, "The call of echo failed") {
+		t.Errorf("a call while the upstream is down: %q", msg)
+	}
+	down.Store(false)
+	waitFor(t, "the upstream reconnected", func() bool {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "back"}})
+		return err == nil && !res.IsError && texts(res)[0] == "back"
+	})
 }

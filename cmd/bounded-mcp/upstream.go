@@ -28,6 +28,15 @@ type link struct {
 	reason  string        // why it ended, once ended is closed
 }
 
+// grace is how long a failed request waits to learn why the link ended:
+// a process's exit takes longer to see than a closed HTTP session.
+func (l *link) grace() time.Duration {
+	if l.proc != nil {
+		return 3 * time.Second
+	}
+	return 200 * time.Millisecond
+}
+
 // wait waits up to d for the link to end and returns why it did, or ""
 // if it did not.
 func (l *link) wait(d time.Duration) string {
