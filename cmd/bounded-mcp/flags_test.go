@@ -42,6 +42,7 @@ func TestFlags(t *testing.T) {
 		{"-client", "nobody", "--", "cmd"},
 		{"-tool", "x", "--", "cmd"},
 		{"-max-result", "-3", "--", "cmd"},
+		{"-store", "memory", "--", "/nonexistent/upstream"},
 	} {
 		var stderr bytes.Buffer
 		if code := run(context.Background(), args, strings.NewReader(""), io.Discard, &stderr); code == 0 || !strings.Contains(stderr.String(), "bounded-mcp") {

@@ -87,7 +87,7 @@ func newProxy(ctx context.Context, cfg config) (*proxy, error) {
 		},
 	})
 	p.up = &upstream{dial: cfg.dial, client: p.client, proto: cfg.protocol, backoff: cfg.backoff, log: cfg.logger,
-		onUp: func(ctx context.Context, cs *mcp.ClientSession) { p.mirror.sync(ctx, cs) }}
+		onUp: p.restarted}
 	cs, err := p.up.start(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to the upstream server: %w", err)
@@ -127,6 +127,19 @@ func (p *proxy) initialized(ctx context.Context, r *mcp.InitializedRequest) {
 		p.cfg.logger.Info("client connected", "name", ip.ClientInfo.Name, "version", ip.ClientInfo.Version, "profile", prof.Describe())
 	}
 	p.syncRoots(r.Session)
+}
+
+// restarted serves what the restarted upstream of cs offers, and renews
+// the clients' resource subscriptions with it.
+func (p *proxy) restarted(ctx context.Context, cs *mcp.ClientSession) {
+	p.mirror.sync(ctx, cs)
+	p.subMu.Lock()
+	defer p.subMu.Unlock()
+	for uri := range p.subs {
+		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+			p.cfg.logger.Warn("subscribing the restarted upstream", "uri", uri, "err", err)
+		}
+	}
 }
 
 // close stops the upstream and waits for it.
@@ -190,7 +203,7 @@ func (p *proxy) budgetFor(_ context.Context, req *mcp.CallToolRequest) bounded.B
 func (p *proxy) receive(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		ss, _ := req.GetSession().(*mcp.ServerSession)
-		if ss != nil && !strings.HasPrefix(method, "notifications/") {
+		if ss != nil && !strings.HasPrefix(method, "notifications/") && method != "subscriptions/listen" {
 			done := p.routes.begin(ss, ctx)
 			defer done()
 		}

@@ -360,7 +360,13 @@ func TestRestart(t *testing.T) {
 		return dial(ctx)
 	})
 	p := startProxy(t, cfg)
-	cs := connect(t, p.server, "claude-code", nil, nil)
+	updated := make(chan string, 10)
+	cs := connect(t, p.server, "claude-code", &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(ctx context.Context, r *mcp.ResourceUpdatedNotificationRequest) { updated <- r.Params.URI },
+	}, legacyProtocol)
+	if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: "test://r/0"}); err != nil {
+		t.Fatal(err)
+	}
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "crash"})
 	if msg := errText(t, res, err); !strings.Contains(msg, "stopped during the call of crash") {
 		t.Errorf("crash: %q", msg)
@@ -369,6 +375,13 @@ func TestRestart(t *testing.T) {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "back"}})
 		return err == nil && !res.IsError && texts(res)[0] == "back"
 	})
+	// The subscription was renewed with the restarted upstream.
+	mustCall(t, cs, "touch", nil)
+	select {
+	case <-updated:
+	case <-time.After(5 * time.Second):
+		t.Error("no resources/updated from the restarted upstream")
+	}
 	// A second crash: the restart fails, and calls say so.
 	cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "crash"})
 	waitFor(t, "the failed restart", func() bool {
