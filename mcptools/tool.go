@@ -57,6 +57,11 @@ type Options[T any] struct {
 	// these fields of each result (and id), "detailed" (the default) all.
 	// fields, when given, wins.
 	Concise []string
+	// Keep, when set, keeps the results whole when Clip, or the budget,
+	// clips a string of one: the response names the call that reads it
+	// whole. Keep's errors are logged to Budget.Logger (slog.Default when
+	// nil) and the response goes without the call.
+	Keep Keeper
 	// Progress is how often a call that asked for progress is notified
 	// of it while the handler runs: every second when 0, never when
 	// negative.
@@ -151,10 +156,25 @@ func add[In, T any](s *mcp.Server, t *mcp.Tool, o Options[T], fetch func(context
 		if err != nil {
 			return reply.Error(t.Name, c.budget, err), nil
 		}
+		fi := bounded.FitInput[T]{Page: pg, Call: c.call, Hints: o.Hints, Relevance: o.Relevance}
+		var k keeping
 		if o.Clip != nil {
-			pg = clipPage(pg, o.Clip, o.Content.Limit(len(pg.Items)))
+			limit := o.Content.Limit(len(pg.Items))
+			fi.Page = clipPage(pg, o.Clip, limit)
+			if o.Keep != nil && limit > 0 {
+				k = keepClipped(ctx, req, o, pg.Items, fi.Page.Items, limit)
+				fi.Notes = k.notes
+			}
 		}
-		out, err := fit(ctx, c, bounded.FitInput[T]{Page: pg, Call: c.call, Hints: o.Hints, Relevance: o.Relevance})
+		out, err := fit(ctx, c, fi)
+		if err == nil && o.Keep != nil && out.Truncation.Reason == bounded.ReasonSingleResultTooLarge {
+			// Fit clipped the first result: the read of its values whole
+			// is named, and the page fitted again with the note.
+			if note, ok := fitClipped(ctx, req, o, k, pg.Items, out.Truncation.ClippedFields); ok {
+				fi.Notes = append(fi.Notes, note)
+				out, err = fit(ctx, c, fi)
+			}
+		}
 		if err != nil {
 			return reply.Error(t.Name, c.budget, err), nil
 		}
