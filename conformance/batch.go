@@ -11,7 +11,7 @@ import (
 )
 
 // batchTests checks the batched hierarchy reads (ParentsOf, DescendantsOf,
-// NoteHeads) on the notes fixture: every answer equals memrepo's, whatever
+// NoteHeads, ContextOf) on the notes fixture: every answer equals memrepo's, whatever
 // the cap, the depth, the order of the ids, duplicates and missing ids;
 // bad input is ErrInvalidQuery. DescendantsOf tries each set of ids with
 // half of the pairs of depth and cap in the default run, with all of them
@@ -67,6 +67,28 @@ func (s *suite) batchTests(t TB, st, ref Store) {
 			}
 		}
 	})
+	t.Run("ContextOf", func(t TB) {
+		queries := []ports.ContextQuery{
+			{Parents: true, ParentsPerNote: 5, ChildLevels: 2, ChildrenPerNote: 10, HeadLines: 30},
+			{ChildLevels: 1, ChildrenPerNote: 10, HeadLines: 1},
+			{Parents: true, ParentsPerNote: 0, ChildLevels: ports.MaxDescendantDepth, ChildrenPerNote: ports.MaxBatchPerNote, HeadLines: ports.MaxHeadLines},
+			{Parents: true, ParentsPerNote: 3},
+			{ChildLevels: 2, ChildrenPerNote: 0, HeadLines: 2},
+			{HeadLines: 5},
+		}
+		for si, name := range names {
+			ids := idSets[name]
+			for qi, q := range queries {
+				if !tried(si, qi) {
+					continue
+				}
+				at := fmt.Sprintf("ContextOf(%s, %+v)", name, q)
+				want, werr := ref.Notes.ContextOf(ctx, ids, q)
+				got, gerr := st.Notes.ContextOf(ctx, ids, q)
+				s.sameBatch(t, at, want, got, werr, gerr)
+			}
+		}
+	})
 	t.Run("errors", func(t TB) {
 		tooMany := slices.Repeat([]string{HubID}, ports.MaxBatchIDs+1)
 		parents := func(ids []string, per int) func(ctx context.Context, s Store) error {
@@ -80,6 +102,9 @@ func (s *suite) batchTests(t TB, st, ref Store) {
 		}
 		heads := func(ids []string, lines int) func(ctx context.Context, s Store) error {
 			return func(ctx context.Context, s Store) error { _, err := s.Notes.NoteHeads(ctx, ids, lines); return err }
+		}
+		contextOf := func(ids []string, q ports.ContextQuery) func(ctx context.Context, s Store) error {
+			return func(ctx context.Context, s Store) error { _, err := s.Notes.ContextOf(ctx, ids, q); return err }
 		}
 		invalid := ports.ErrInvalidQuery
 		cases := []errCase{
@@ -96,13 +121,21 @@ func (s *suite) batchTests(t TB, st, ref Store) {
 			{"NoteHeads/too-many-ids", heads(slices.Repeat([]string{HubID}, ports.MaxNoteHeads+1), 1), []error{invalid}},
 			{"NoteHeads/zero-lines", heads([]string{HubID}, 0), []error{invalid}},
 			{"NoteHeads/lines-over-max", heads([]string{HubID}, ports.MaxHeadLines+1), []error{invalid}},
+			{"ContextOf/no-ids", contextOf(nil, ports.ContextQuery{Parents: true}), []error{invalid}},
+			{"ContextOf/too-many-ids", contextOf(tooMany, ports.ContextQuery{Parents: true}), []error{invalid}},
+			{"ContextOf/parents-over-max", contextOf([]string{HubID}, ports.ContextQuery{Parents: true, ParentsPerNote: ports.MaxBatchPerNote + 1}), []error{invalid}},
+			{"ContextOf/negative-children", contextOf([]string{HubID}, ports.ContextQuery{ChildLevels: 1, ChildrenPerNote: -1}), []error{invalid}},
+			{"ContextOf/negative-levels", contextOf([]string{HubID}, ports.ContextQuery{ChildLevels: -1}), []error{invalid}},
+			{"ContextOf/levels-over-max", contextOf([]string{HubID}, ports.ContextQuery{ChildLevels: ports.MaxDescendantDepth + 1}), []error{invalid}},
+			{"ContextOf/lines-over-max", contextOf([]string{HubID}, ports.ContextQuery{ChildLevels: 1, HeadLines: ports.MaxHeadLines + 1}), []error{invalid}},
 		}
 		for _, bad := range []struct{ name, id string }{{"empty-id", ""}, {"spaces-id", " "}, {"invalid-utf8-id", "lit/\xff"}, {"nul-id", "lit/\x00"}} {
 			ids := []string{HubID, bad.id}
 			cases = append(cases,
 				errCase{"ParentsOf/" + bad.name, parents(ids, 1), []error{invalid}},
 				errCase{"DescendantsOf/" + bad.name, desc(ids, 1, 1), []error{invalid}},
-				errCase{"NoteHeads/" + bad.name, heads(ids, 1), []error{invalid}})
+				errCase{"NoteHeads/" + bad.name, heads(ids, 1), []error{invalid}},
+				errCase{"ContextOf/" + bad.name, contextOf(ids, ports.ContextQuery{Parents: true}), []error{invalid}})
 		}
 		runErrCases(t, st, cases)
 	})

@@ -104,6 +104,10 @@ func (c countingStore) NoteHeads(ctx context.Context, ids []string, maxLines int
 	c.reads.Add(1)
 	return c.Store.NoteHeads(ctx, ids, maxLines)
 }
+func (c countingStore) ContextOf(ctx context.Context, ids []string, q ports.ContextQuery) (ports.NoteContext, error) {
+	c.reads.Add(1)
+	return c.Store.ContextOf(ctx, ids, q)
+}
 func (c countingStore) ResolveNotes(ctx context.Context, names []string) ([]ports.Resolution, error) {
 	c.reads.Add(1)
 	return c.Store.ResolveNotes(ctx, names)

@@ -98,3 +98,9 @@ func (s *Store) notesWindowed(ids []string, w bounded.Window) (ports.GetNotesRes
 	}
 	return res, nil
 }
+
+// ContextOf returns the context of the notes of ids as q asks, read by
+// [ports.ReadContext]. See [ports.Notes].
+func (s *Store) ContextOf(ctx context.Context, ids []string, q ports.ContextQuery) (ports.NoteContext, error) {
+	return ports.ReadContext(ctx, s, ids, q)
+}

@@ -1,7 +1,9 @@
 package ports
 
 import (
+	"context"
 	"fmt"
+	"slices"
 
 	"github.com/boundedkit/bounded"
 )
@@ -123,4 +125,110 @@ func Distinct(ids []string) []string {
 		}
 	}
 	return out
+}
+
+// ContextQuery says what [Notes.ContextOf] reads for each note.
+type ContextQuery struct {
+	// Parents reads the start of each note's parents, ParentsPerNote of
+	// them, as ParentsOf does.
+	Parents        bool
+	ParentsPerNote int
+	// ChildLevels over 0 reads the start of each note's descendants down
+	// to ChildLevels levels, ChildrenPerNote of them, as DescendantsOf
+	// does.
+	ChildLevels     int
+	ChildrenPerNote int
+	// HeadLines over 0 reads the first HeadLines lines of each note
+	// among the parents and descendants returned, as NoteHeads does.
+	HeadLines int
+}
+
+// Validate checks a ContextOf call: ids as [ValidateBatch] takes them,
+// each perNote in [0, [MaxBatchPerNote]], ChildLevels in [0,
+// [MaxDescendantDepth]] and HeadLines in [0, [MaxHeadLines]]. Errors
+// wrap [ErrInvalidQuery].
+func (q ContextQuery) Validate(ids []string) error {
+	if err := ValidateBatch(ids, q.ParentsPerNote); err != nil {
+		return err
+	}
+	if err := ValidateBatch(ids, q.ChildrenPerNote); err != nil {
+		return err
+	}
+	if q.ChildLevels < 0 || q.ChildLevels > MaxDescendantDepth {
+		return fmt.Errorf("%w: childLevels %d is not in [0, %d]", ErrInvalidQuery, q.ChildLevels, MaxDescendantDepth)
+	}
+	if q.HeadLines < 0 || q.HeadLines > MaxHeadLines {
+		return fmt.Errorf("%w: headLines %d is not in [0, %d]", ErrInvalidQuery, q.HeadLines, MaxHeadLines)
+	}
+	return nil
+}
+
+// NoteContext is the answer of [Notes.ContextOf].
+type NoteContext struct {
+	// Parents are ParentsOf's answer; empty unless asked for.
+	Parents Batch[NoteRef] `json:"parents"`
+	// Children are DescendantsOf's answer; empty unless asked for.
+	Children Batch[Descendant] `json:"children"`
+	// Heads are the heads of the notes (not folders) among the parents
+	// and descendants returned, each once, by ID (bytewise).
+	Heads []NoteContent `json:"heads,omitempty"`
+}
+
+// ContextReader is what [ReadContext] reads the context with.
+type ContextReader interface {
+	ParentsOf(ctx context.Context, ids []string, perNote int) (Batch[NoteRef], error)
+	DescendantsOf(ctx context.Context, ids []string, maxDepth, perNote int) (Batch[Descendant], error)
+	NoteHeads(ctx context.Context, ids []string, maxLines int) (GetNotesResult, error)
+}
+
+// ReadContext answers ContextOf with r's ParentsOf, DescendantsOf and
+// NoteHeads, one call each (NoteHeads once per [MaxNoteHeads] notes):
+// the definition of ContextOf, and an implementation for a store that
+// needs nothing faster.
+func ReadContext(ctx context.Context, r ContextReader, ids []string, q ContextQuery) (NoteContext, error) {
+	if err := q.Validate(ids); err != nil {
+		return NoteContext{}, err
+	}
+	var out NoteContext
+	var heads []string
+	if q.Parents {
+		b, err := r.ParentsOf(ctx, ids, q.ParentsPerNote)
+		if err != nil {
+			return NoteContext{}, err
+		}
+		out.Parents = b
+		for _, l := range b.Lists {
+			for _, n := range l.Items {
+				if !n.Folder {
+					heads = append(heads, n.ID)
+				}
+			}
+		}
+	}
+	if q.ChildLevels > 0 {
+		b, err := r.DescendantsOf(ctx, ids, q.ChildLevels, q.ChildrenPerNote)
+		if err != nil {
+			return NoteContext{}, err
+		}
+		out.Children = b
+		for _, l := range b.Lists {
+			for _, n := range l.Items {
+				if !n.Folder {
+					heads = append(heads, n.ID)
+				}
+			}
+		}
+	}
+	if q.HeadLines == 0 {
+		return out, nil
+	}
+	slices.Sort(heads)
+	for batch := range slices.Chunk(slices.Compact(heads), MaxNoteHeads) {
+		res, err := r.NoteHeads(ctx, batch, q.HeadLines)
+		if err != nil {
+			return NoteContext{}, err
+		}
+		out.Heads = append(out.Heads, res.Notes...)
+	}
+	return out, nil
 }

@@ -392,6 +392,12 @@ type Notes interface {
 	// invalid id are [ErrInvalidQuery] ([ValidateNoteHeads]).
 	NoteHeads(ctx context.Context, ids []string, maxLines int) (GetNotesResult, error)
 
+	// ContextOf returns the hierarchy context of a page of notes: what
+	// [ReadContext] returns from ParentsOf, DescendantsOf and NoteHeads,
+	// as q asks. An SQL adapter answers in one statement. Limits:
+	// [ContextQuery.Validate]; anything else is [ErrInvalidQuery].
+	ContextOf(ctx context.Context, ids []string, q ContextQuery) (NoteContext, error)
+
 	// ResolveNotes returns, for each of names in order, the note or folder
 	// it names, as an Obsidian link from the vault root resolves it
 	// ([ParseName]): a node whose ID is the name as given; else, for a

@@ -208,10 +208,10 @@ const (
 // for a page of that size: nil when it attaches none (private mode, large
 // pages, detail="concise"). Notes that vanished meanwhile get no context.
 //
-// The context of the whole page is read by the batched methods of
-// [ports.Notes], whatever the page's size: one ParentsOf (when the mode adds
-// parents), one DescendantsOf and one NoteHeads for the snippets (when any
-// context note was found), each one statement on the SQL adapters.
+// The context of the whole page is read by one [ports.Notes.ContextOf]
+// call, whatever the page's size: the parents (when the mode adds them),
+// the children and their snippets' lines, in one statement on the SQL
+// adapters.
 func (s *Set) expand(ctx context.Context, r *request, ids []string) ([]*Context, error) {
 	ex := s.policy.Expansion(len(ids))
 	if !r.detailed || s.cfg.Notes == nil || len(ids) == 0 || !ex.Parent && ex.ChildLevels == 0 {
@@ -226,22 +226,22 @@ func (s *Set) expand(ctx context.Context, r *request, ids []string) ([]*Context,
 	if len(asked) == 0 {
 		return nil, nil
 	}
+	q := ports.ContextQuery{Parents: ex.Parent, ParentsPerNote: contextParents, ChildLevels: ex.ChildLevels, ChildrenPerNote: contextChildren}
+	if ex.Chars > 0 {
+		q.HeadLines = snippetLines
+	}
 	var parents map[string]ports.NoteList[ports.NoteRef]
 	var children map[string]ports.NoteList[ports.Descendant]
+	text := make(map[string]string)
 	for batch := range slices.Chunk(ports.Distinct(asked), ports.MaxBatchIDs) {
-		if ex.Parent {
-			b, err := s.cfg.Notes.ParentsOf(ctx, batch, contextParents)
-			if err != nil {
-				return nil, err
-			}
-			parents = merge(parents, b.ByID())
+		c, err := s.cfg.Notes.ContextOf(ctx, batch, q)
+		if err != nil {
+			return nil, err
 		}
-		if ex.ChildLevels > 0 {
-			b, err := s.cfg.Notes.DescendantsOf(ctx, batch, ex.ChildLevels, contextChildren)
-			if err != nil {
-				return nil, err
-			}
-			children = merge(children, b.ByID())
+		parents = merge(parents, c.Parents.ByID())
+		children = merge(children, c.Children.ByID())
+		for _, nc := range c.Heads {
+			text[nc.ID], _ = bounded.Clip(strings.TrimSpace(stripFrontMatter(nc.Content)), ex.Chars)
 		}
 	}
 	out := make([]*Context, len(ids))
@@ -282,10 +282,8 @@ func (s *Set) expand(ctx context.Context, r *request, ids []string) ([]*Context,
 			notes = append(notes, &c.Children[j])
 		}
 	}
-	if ex.Chars > 0 {
-		if err := s.snippets(ctx, notes, ex.Chars); err != nil {
-			return nil, err
-		}
+	for _, n := range notes {
+		n.Snippet = text[n.ID]
 	}
 	return out, nil
 }
@@ -308,33 +306,6 @@ func more(tool string, args bounded.Args, info bounded.PageInfo, defaultLimit in
 		return ""
 	}
 	return fmt.Sprintf("%s more: call %s", bounded.FormatCount(info.Total-info.NextOffset), c.Render(next))
-}
-
-// snippets fills the Snippet of each context note: the first lines of its
-// content, clipped to chars.
-func (s *Set) snippets(ctx context.Context, notes []*ContextNote, chars int) error {
-	var ids []string
-	for _, n := range notes {
-		if !n.Folder {
-			ids = append(ids, n.ID)
-		}
-	}
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
-	text := make(map[string]string, len(ids))
-	for batch := range slices.Chunk(ids, ports.MaxNoteHeads) {
-		res, err := s.cfg.Notes.NoteHeads(ctx, batch, snippetLines)
-		if err != nil {
-			return err
-		}
-		for _, nc := range res.Notes {
-			text[nc.ID], _ = bounded.Clip(strings.TrimSpace(stripFrontMatter(nc.Content)), chars)
-		}
-	}
-	for _, n := range notes {
-		n.Snippet = text[n.ID]
-	}
-	return nil
 }
 
 // stripFrontMatter removes a YAML front matter block ("---" lines) from the

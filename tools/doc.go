@@ -43,8 +43,10 @@
 // for [Config.Budget].
 // Paged tools take limit and offset, except search_knowledge, which takes a
 // 0-based page and pageSize, and offset to continue after a budget cut.
-// Under [Config.CursorHints] every next call continues by cursor instead,
-// after a budget cut too.
+// Tools that page in their store also take a cursor, and next continues
+// by cursor (after a budget cut too), except get_response_history, by
+// offset, and search_knowledge, by page number. Under [Config.OffsetHints]
+// next continues by offset.
 //
 // # Note ids and folders
 //
@@ -84,7 +86,6 @@
 // (parents and two levels of children under 10 results, children up to 50);
 // ports.Full keeps content whole up to 100 results and expands context up to
 // 30 and 100. A clip always ends with a visible marker and is reported.
-// The context of a page is read with the batched methods of [ports.Notes]
-// (ParentsOf, DescendantsOf, NoteHeads): at most 3 statements on the SQL
-// adapters, whatever the page's size.
+// The context of a page is read by one [ports.Notes.ContextOf] call: one
+// statement on the SQL adapters, whatever the page's size.
 package tools

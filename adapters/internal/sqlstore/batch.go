@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/boundedkit/bounded"
@@ -35,18 +36,22 @@ func (s *Store) ParentsOf(ctx context.Context, ids []string, perNote int) (ports
 	if err := ctx.Err(); err != nil {
 		return ports.Batch[ports.NoteRef]{}, err
 	}
-	q := "WITH " + batchRoots + `,
-	ranked AS (
+	q := "WITH " + batchRoots + ",\n\t" + s.parentsRanked("ranked") + "\n\t" + batchSelect
+	list := bun.List(ports.Distinct(ids))
+	return batchQuery(ctx, s, ids, perNote, q, []any{list, list, max(perNote, 1)},
+		func(ref ports.NoteRef, _ int) ports.NoteRef { return ref })
+}
+
+// parentsRanked is the CTE name of the parents of the roots, ranked per
+// root in ParentsOf's order; its one argument is the ids' list.
+func (s *Store) parentsRanked(name string) string {
+	return name + ` AS (
 		SELECT r.note_id AS root, t.id AS id, t.title AS title, n.tags AS tags, n.updated_at AS updated_at, t.is_note AS is_note, 0 AS depth,
 			ROW_NUMBER() OVER (PARTITION BY r.note_id ORDER BY t.title, t.id) AS rn,
 			COUNT(*) OVER (PARTITION BY r.note_id) AS total
 		FROM bounded_note_parents r ` + s.nodeJoin("r.parent_id") + `
 		WHERE r.note_id IN (?)
-	)
-	` + batchSelect
-	list := bun.List(ports.Distinct(ids))
-	return batchQuery(ctx, s, ids, perNote, q, []any{list, list, max(perNote, 1)},
-		func(ref ports.NoteRef, _ int) ports.NoteRef { return ref })
+	)`
 }
 
 // DescendantsOf returns the first perNote descendants of each node of ids
@@ -74,8 +79,19 @@ func (s *Store) DescendantsOf(ctx context.Context, ids []string, maxDepth, perNo
 	if err := ctx.Err(); err != nil {
 		return ports.Batch[ports.Descendant]{}, err
 	}
+	q := "WITH " + batchRoots + ",\n\t" + s.descendantsRanked("ranked", maxDepth) + "\n\t" + batchSelect
+	return batchQuery(ctx, s, ids, perNote, q, []any{bun.List(ports.Distinct(ids)), max(perNote, 1)},
+		func(ref ports.NoteRef, depth int) ports.Descendant {
+			return ports.Descendant{NoteRef: ref, Depth: depth}
+		})
+}
+
+// descendantsRanked is the CTEs of the descendants of the roots down to
+// maxDepth levels, the last named name, ranked per root in
+// DescendantsOf's order. They read the CTE roots and take no argument.
+func (s *Store) descendantsRanked(name string, maxDepth int) string {
 	var b strings.Builder
-	b.WriteString("WITH " + batchRoots + ",\n\tlvl1(root, id) AS (SELECT r.id, p.note_id FROM roots r " + s.childJoin("r") + ")")
+	b.WriteString("lvl1(root, id) AS (SELECT r.id, p.note_id FROM roots r " + s.childJoin("r") + ")")
 	walk := "SELECT root, id, 1 AS depth FROM lvl1"
 	for k := 2; k <= maxDepth; k++ {
 		fmt.Fprintf(&b, ",\n\tlvl%d(root, id) AS (SELECT DISTINCT l.root, p.note_id FROM lvl%d l %s)", k, k-1, s.childJoin("l"))
@@ -84,17 +100,13 @@ func (s *Store) DescendantsOf(ctx context.Context, ids []string, maxDepth, perNo
 	b.WriteString(`,
 	walk(root, id, depth) AS (` + walk + `),
 	best AS (SELECT root, id, MIN(depth) AS depth FROM walk WHERE id <> root GROUP BY root, id),
-	ranked AS (
+	` + name + ` AS (
 		SELECT b.root AS root, t.id AS id, t.title AS title, n.tags AS tags, n.updated_at AS updated_at, t.is_note AS is_note, b.depth AS depth,
 			ROW_NUMBER() OVER (PARTITION BY b.root ORDER BY b.depth, t.title, t.id) AS rn,
 			COUNT(*) OVER (PARTITION BY b.root) AS total
 		FROM best b ` + s.nodeJoin("b.id") + `
-	)
-	` + batchSelect)
-	return batchQuery(ctx, s, ids, perNote, b.String(), []any{bun.List(ports.Distinct(ids)), max(perNote, 1)},
-		func(ref ports.NoteRef, depth int) ports.Descendant {
-			return ports.Descendant{NoteRef: ref, Depth: depth}
-		})
+	)`)
+	return b.String()
 }
 
 // childJoin joins the parent edges p whose parent is the id column of
@@ -125,7 +137,7 @@ func (s *Store) nodeJoin(col string) string {
 // from a row's note and depth, and its total.
 func batchQuery[T any](ctx context.Context, s *Store, ids []string, perNote int, q string, args []any,
 	item func(ref ports.NoteRef, depth int) T) (ports.Batch[T], error) {
-	lists := make(map[string]*ports.NoteList[T])
+	l := newBatchLists(perNote, item)
 	err := s.query(ctx, q, args, func(rows *sql.Rows) error {
 		var root string
 		var total, isNote, depth int64
@@ -133,34 +145,58 @@ func batchQuery[T any](ctx context.Context, s *Store, ids []string, perNote int,
 		if err := rows.Scan(&root, nint{&total}, nstr{&r.id}, nstr{&r.title}, nstr{&r.tags}, nint{&r.updated}, nint{&isNote}, nint{&depth}); err != nil {
 			return err
 		}
-		r.folder = isNote == 0
-		l := lists[root]
-		if l == nil {
-			l = &ports.NoteList[T]{ID: root, Total: int(total)}
-			lists[root] = l
-		}
-		if r.id == "" || len(l.Items) >= perNote {
-			return nil
-		}
-		ref, err := r.ref()
-		if err != nil {
-			return err
-		}
-		l.Items = append(l.Items, item(ref, int(depth)))
-		return nil
+		return l.add(root, total, r, isNote, depth)
 	})
 	if err != nil {
 		return ports.Batch[T]{}, err
 	}
-	var b ports.Batch[T]
+	return l.batch(ids), nil
+}
+
+// batchLists gathers the rows of ranked lists, in rank order per root,
+// into the lists of a batch.
+type batchLists[T any] struct {
+	lists   map[string]*ports.NoteList[T]
+	perNote int
+	item    func(ref ports.NoteRef, depth int) T
+}
+
+func newBatchLists[T any](perNote int, item func(ref ports.NoteRef, depth int) T) *batchLists[T] {
+	return &batchLists[T]{lists: make(map[string]*ports.NoteList[T]), perNote: perNote, item: item}
+}
+
+// add adds the row of root's list: its total, and the node r (none when
+// r.id is "") at depth.
+func (b *batchLists[T]) add(root string, total int64, r noteRow, isNote, depth int64) error {
+	r.folder = isNote == 0
+	l := b.lists[root]
+	if l == nil {
+		l = &ports.NoteList[T]{ID: root, Total: int(total)}
+		b.lists[root] = l
+	}
+	if r.id == "" || len(l.Items) >= b.perNote {
+		return nil
+	}
+	ref, err := r.ref()
+	if err != nil {
+		return err
+	}
+	l.Items = append(l.Items, b.item(ref, int(depth)))
+	return nil
+}
+
+// batch returns the lists of the distinct ids, in their order; ids with
+// no list are Missing.
+func (b *batchLists[T]) batch(ids []string) ports.Batch[T] {
+	var out ports.Batch[T]
 	for _, id := range ports.Distinct(ids) {
-		if l := lists[id]; l != nil {
-			b.Lists = append(b.Lists, *l)
+		if l := b.lists[id]; l != nil {
+			out.Lists = append(out.Lists, *l)
 		} else {
-			b.Missing = append(b.Missing, id)
+			out.Missing = append(out.Missing, id)
 		}
 	}
-	return b, nil
+	return out
 }
 
 // NoteHeads returns the first maxLines lines of each note of ids, as
@@ -209,4 +245,85 @@ func (s *Store) notesWindowed(ctx context.Context, ids []string, w bounded.Windo
 		res.Notes = append(res.Notes, nc)
 	}
 	return res, nil
+}
+
+// ContextOf returns the context of the notes of ids as q asks, in one
+// statement: the ranked lists of ParentsOf and DescendantsOf, each cut at
+// its cap, and the notes among them with their content, read whole and
+// windowed in Go. See [ports.Notes].
+func (s *Store) ContextOf(ctx context.Context, ids []string, q ports.ContextQuery) (ports.NoteContext, error) {
+	if err := q.Validate(ids); err != nil {
+		return ports.NoteContext{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return ports.NoteContext{}, err
+	}
+	if !q.Parents && q.ChildLevels == 0 {
+		return ports.NoteContext{}, nil
+	}
+	list := bun.List(ports.Distinct(ids))
+	with := []string{batchRoots}
+	args := []any{list}
+	var arms []string
+	// A list's rows: kind 0 for parents, 1 for descendants.
+	const arm = "SELECT %d AS kind, roots.id AS root, k.total AS total, k.id AS id, k.title AS title, k.tags AS tags," +
+		" k.updated_at AS updated_at, k.is_note AS is_note, k.depth AS depth, k.rn AS rn FROM roots LEFT JOIN %s k ON k.root = roots.id AND k.rn <= ?"
+	var armArgs []any
+	if q.Parents {
+		with = append(with, s.parentsRanked("pr"))
+		args = append(args, list)
+		arms = append(arms, fmt.Sprintf(arm, 0, "pr"))
+		armArgs = append(armArgs, max(q.ParentsPerNote, 1))
+	}
+	if q.ChildLevels > 0 {
+		with = append(with, s.descendantsRanked("cr", q.ChildLevels))
+		arms = append(arms, fmt.Sprintf(arm, 1, "cr"))
+		armArgs = append(armArgs, max(q.ChildrenPerNote, 1))
+	}
+	with = append(with, "lists AS ("+strings.Join(arms, " UNION ALL ")+")")
+	args = append(args, armArgs...)
+	stmt := "WITH " + strings.Join(with, ",\n\t") +
+		"\nSELECT kind, root, total, id, title, tags, updated_at, is_note, depth, rn, NULL AS created_at, NULL AS content FROM lists"
+	if q.HeadLines > 0 {
+		// The heads of the notes listed, within each list's cap.
+		stmt += "\nUNION ALL SELECT 2, NULL, NULL, n.id, n.title, n.tags, n.updated_at, 1, 0, 0, n.created_at, n.content FROM bounded_notes n" +
+			" WHERE n.id IN (SELECT id FROM lists WHERE is_note = 1 AND rn <= CASE kind WHEN 0 THEN ? ELSE ? END)"
+		args = append(args, q.ParentsPerNote, q.ChildrenPerNote)
+	}
+	stmt += "\nORDER BY kind, root, rn"
+	parents := newBatchLists(q.ParentsPerNote, func(ref ports.NoteRef, _ int) ports.NoteRef { return ref })
+	children := newBatchLists(q.ChildrenPerNote, func(ref ports.NoteRef, depth int) ports.Descendant {
+		return ports.Descendant{NoteRef: ref, Depth: depth}
+	})
+	var heads []ports.NoteContent
+	err := s.query(ctx, stmt, args, func(rows *sql.Rows) error {
+		var kind, total, isNote, depth, rn int64
+		var root string
+		var r noteRow
+		if err := rows.Scan(&kind, nstr{&root}, nint{&total}, nstr{&r.id}, nstr{&r.title}, nstr{&r.tags}, nint{&r.updated},
+			nint{&isNote}, nint{&depth}, nint{&rn}, nint{&r.created}, nstr{&r.content}); err != nil {
+			return err
+		}
+		switch kind {
+		case 0:
+			return parents.add(root, total, r, isNote, depth)
+		case 1:
+			return children.add(root, total, r, isNote, depth)
+		}
+		nc, err := r.windowed(bounded.Window{MaxLines: q.HeadLines})
+		heads = append(heads, nc)
+		return err
+	})
+	if err != nil {
+		return ports.NoteContext{}, err
+	}
+	slices.SortFunc(heads, func(a, b ports.NoteContent) int { return strings.Compare(a.ID, b.ID) })
+	out := ports.NoteContext{Heads: heads}
+	if q.Parents {
+		out.Parents = parents.batch(ids)
+	}
+	if q.ChildLevels > 0 {
+		out.Children = children.batch(ids)
+	}
+	return out, nil
 }
