@@ -303,7 +303,7 @@ func (s *Store) SearchNotes(ctx context.Context, query string, p bounded.Page) (
 			return bounded.Rows[ports.NoteRef]{}, err
 		}
 		q := ports.Fold(query)
-		how, titled, err := s.noteSearchFor(ctx, q, req.Count == bounded.CountExact)
+		how, titled, err := s.noteSearchFor(ctx, q, req)
 		if err != nil {
 			return bounded.Rows[ports.NoteRef]{}, err
 		}

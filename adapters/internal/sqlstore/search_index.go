@@ -212,23 +212,29 @@ const (
 )
 
 // noteSearchFor returns how SearchNotes should find the folded query q's
-// notes, for a page that counts every match (exact) or not. Under FTS5, a
-// query of three characters or more is found through the index when the
-// index finds at most Dialect.BroadNotes notes (counted by a probe that
-// stops there), else its notes are walked in order, their titles found
-// through the titles' index when it finds at most as many (titled).
-// Without BroadNotes the most is maxIndexCandidates with the exact count,
-// maxPagedIndexCandidates without (see there). Postgres walks, and its
-// planner chooses for each branch between the walk and the index.
-func (s *Store) noteSearchFor(ctx context.Context, q string, exact bool) (how noteSearch, titled bool, err error) {
+// notes for the request req. Under FTS5, a query of three characters or
+// more is walked when it is dense: at least a page of it (pageRows) is
+// found among the densityNotes(req) most recently updated notes, counted
+// by one probe that stops at the page; else its notes are found through
+// the index. A walk finds the titles through the titles' index when it
+// finds at most maxPagedIndexCandidates (titled), counted by the same
+// probe. A page with the exact count, or a Dialect.BroadNotes set,
+// decides as the index finds: through it when it finds at most that many
+// notes (BroadNotes, or maxIndexCandidates), else walking. Postgres
+// walks, and its planner chooses for each branch between the walk and the
+// index.
+func (s *Store) noteSearchFor(ctx context.Context, q string, req bounded.Request) (how noteSearch, titled bool, err error) {
 	if s.d.NoteIndex == NoteIndexNone || utf8.RuneCountInString(q) < minIndexRunes {
 		return searchScan, false, nil
 	}
 	if s.d.NoteIndex != NoteIndexFTS5 {
 		return searchWalk, false, nil
 	}
+	if req.Count != bounded.CountExact && s.d.BroadNotes == 0 {
+		return s.densityProbe(ctx, q, req)
+	}
 	most := maxPagedIndexCandidates
-	if exact {
+	if req.Count == bounded.CountExact {
 		most = maxIndexCandidates
 	}
 	most = cmp.Or(s.d.BroadNotes, most)
@@ -238,6 +244,31 @@ func (s *Store) noteSearchFor(ctx context.Context, q string, exact bool) (how no
 	}
 	titled, err = s.ftsAtMost(ctx, "bounded_note_titles_fts", ftsPhrase(q), most)
 	return searchWalk, titled, err
+}
+
+// densityNotes is how many of the most recently updated notes the
+// density probe of a page of req reads at most.
+func densityNotes(req bounded.Request) int { return 20 * pageRows(req) }
+
+// densityProbe decides between the walk and the index for the folded
+// query q and a page of req, in one statement (see [Store.noteSearchFor]).
+// The titles' index is counted only for a dense query.
+func (s *Store) densityProbe(ctx context.Context, q string, req bounded.Request) (noteSearch, bool, error) {
+	want := pageRows(req)
+	var found, titles int
+	err := s.db.QueryRowContext(ctx, "SELECT d.n, CASE WHEN d.n >= ? THEN"+
+		" (SELECT count(*) FROM (SELECT 1 FROM bounded_note_titles_fts WHERE bounded_note_titles_fts MATCH ? LIMIT ?) AS t)"+
+		" ELSE 0 END FROM (SELECT count(*) AS n FROM (SELECT 1 FROM"+
+		" (SELECT n.title_fold AS t, n.content_fold AS c FROM bounded_notes AS n ORDER BY n.updated_at DESC, n.id LIMIT ?) AS w"+
+		" WHERE "+s.d.Instr+"(w.t, ?) > 0 OR "+s.d.Instr+"(w.c, ?) > 0 LIMIT ?) AS m) AS d",
+		want, ftsPhrase(q), maxPagedIndexCandidates+1, densityNotes(req), q, q, want).Scan(&found, &titles)
+	if err != nil {
+		return 0, false, s.wrapCtx(ctx, err)
+	}
+	if found < want {
+		return searchIndexed, false, nil
+	}
+	return searchWalk, titles <= maxPagedIndexCandidates, nil
 }
 
 // ftsAtMost reports whether the FTS5 table finds at most most rows for
@@ -258,12 +289,15 @@ func (s *Store) searchNotesQuery(q string, how noteSearch, titled bool, req boun
 	in := func(col string) string { return s.d.Instr + "(" + col + ", ?) > 0" }
 	where := "(" + in("n.title_fold") + " OR " + in("n.content_fold") + ")"
 	args := []any{q, q}
+	var with []cte
 	if how == searchIndexed || how == searchWalk && s.d.NoteIndex == NoteIndexTrigramGIN {
 		switch s.d.NoteIndex {
 		case NoteIndexFTS5:
-			where = "n.id IN (SELECT i.id FROM bounded_notes_fts f JOIN bounded_note_fts_ids i ON i.rid = f.rowid" +
-				" WHERE bounded_notes_fts MATCH ?) AND " + where
-			args = append([]any{ftsPhrase(q)}, args...)
+			// The candidates are read from the index once, for the count
+			// and the page.
+			with = []cte{{"note_cands", s.db.NewRaw("SELECT i.id FROM bounded_notes_fts f JOIN bounded_note_fts_ids i ON i.rid = f.rowid"+
+				" WHERE bounded_notes_fts MATCH ?", ftsPhrase(q))}}
+			where = "n.id IN (SELECT id FROM note_cands) AND " + where
 		case NoteIndexTrigramGIN:
 			pattern := "%" + likeEscape.Replace(prefixRunes(q, indexPrefixRunes)) + "%"
 			where = "(n.title_fold LIKE ? OR n.content_fold LIKE ?) AND " + where
@@ -331,6 +365,7 @@ func (s *Store) searchNotesQuery(q string, how noteSearch, titled bool, req boun
 		}
 	}
 	return paged{
+		with:  with,
 		count: count,
 		page:  page,
 		keys: []key{{inner: "m.rnk", outer: "p.rnk", num: true}, {inner: "m.updated_at", outer: "p.updated_at", desc: true, num: true},
