@@ -29,6 +29,7 @@ var figuresFlag = flag.Bool("figures", false, "run TestFigures, which measures w
 // of it.
 //
 //	go test ./cmd/bounded-mcp -run TestFigures -figures -v
+//	BOUNDED_MCP_BASELINE=/tmp/bounded-mcp-old go test ./cmd/bounded-mcp -run TestFigures -figures -v
 func TestFigures(t *testing.T) {
 	if !*figuresFlag {
 		t.Skip("run with -figures")
@@ -51,24 +52,45 @@ func TestFigures(t *testing.T) {
 		}
 		return d, res
 	}
+	// BOUNDED_MCP_BASELINE names a bounded-mcp binary built from another
+	// commit, measured in the same run as a third side.
+	var baseline *mcp.ClientSession
+	if bin := os.Getenv("BOUNDED_MCP_BASELINE"); bin != "" {
+		args := proxyArgs("-store", filepath.Join(t.TempDir(), "baseline.db"))[1:]
+		baseline, err = mcp.NewClient(&mcp.Implementation{Name: "claude-code"}, nil).Connect(ctx,
+			&mcp.CommandTransport{Command: exec.Command(bin, args...)}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer baseline.Close()
+	}
 	// Calls within the budget, alternating, after a warm-up.
 	for _, params := range []*mcp.CallToolParams{
 		{Name: "echo", Arguments: map[string]any{"text": "a short answer"}},
 		{Name: "records", Arguments: map[string]any{"n": 300}},
 	} {
-		var a, b []time.Duration
+		var a, b, c []time.Duration
 		for i := range 2200 {
 			da, _ := call(proxied, params)
 			db, _ := call(direct, params)
+			var dc time.Duration
+			if baseline != nil {
+				dc, _ = call(baseline, params)
+			}
 			if i >= 200 {
-				a, b = append(a, da), append(b, db)
+				a, b, c = append(a, da), append(b, db), append(c, dc)
 			}
 		}
 		slices.Sort(a)
 		slices.Sort(b)
+		slices.Sort(c)
 		t.Logf("%s %v within the budget, 2,000 calls each: through bounded-mcp p50 %v p99 %v; direct p50 %v p99 %v; overhead p50 %v p99 %v",
 			params.Name, params.Arguments, percentile(a, 0.5), percentile(a, 0.99), percentile(b, 0.5), percentile(b, 0.99),
 			percentile(a, 0.5)-percentile(b, 0.5), percentile(a, 0.99)-percentile(b, 0.99))
+		if baseline != nil {
+			t.Logf("%s: through the baseline p50 %v p99 %v; overhead p50 %v p99 %v", params.Name, percentile(c, 0.5), percentile(c, 0.99),
+				percentile(c, 0.5)-percentile(b, 0.5), percentile(c, 0.99)-percentile(b, 0.99))
+		}
 	}
 	// A 5 MB result: 16,000 records of 330 bytes.
 	big := &mcp.CallToolParams{Name: "records", Arguments: map[string]any{"n": 16_000, "body": 100}}

@@ -54,6 +54,8 @@ type proxy struct {
 	server *mcp.Server
 	mirror *mirror
 	routes *routes
+	// aside holds the structured content of results on their way.
+	aside *aside
 
 	subMu sync.Mutex
 	subs  map[string]int // resource subscriptions by URI
@@ -86,7 +88,18 @@ func newProxy(ctx context.Context, cfg config) (*proxy, error) {
 			Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
 		},
 	})
-	p.up = &upstream{dial: cfg.dial, client: p.client, proto: cfg.protocol, backoff: cfg.backoff, log: cfg.logger,
+	p.aside = newAside()
+	dial := func(ctx context.Context) (mcp.Transport, *process, error) {
+		t, proc, err := cfg.dial(ctx)
+		switch t.(type) {
+		case *mcp.IOTransport, *mcp.CommandTransport, *mcp.InMemoryTransport:
+			// Their connections learn nothing of the client session's
+			// state, which a wrapper would hide from them.
+			t = asideTransport{Transport: t, a: p.aside}
+		}
+		return t, proc, err
+	}
+	p.up = &upstream{dial: dial, client: p.client, proto: cfg.protocol, backoff: cfg.backoff, log: cfg.logger,
 		onUp: p.restarted}
 	cs, err := p.up.start(ctx)
 	if err != nil {
@@ -257,6 +270,7 @@ func (p *proxy) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 	if err != nil {
 		return p.callError(ctx, cctx, l, "call of "+name, err)
 	}
+	p.aside.restore(res)
 	if skip {
 		return res, nil
 	}
