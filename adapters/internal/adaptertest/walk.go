@@ -252,27 +252,7 @@ func FuzzyWalk(t *testing.T, open func(t *testing.T, broad int) ports.Knowledge)
 		queries = append(queries, ports.NodeQuery{Queries: []string{"golf", "juliet echo"}, Tags: []string{"ml"}},
 			ports.NodeQuery{Queries: []string{"données"}}, ports.NodeQuery{Queries: []string{"delta delta"}, Threshold: 0.45})
 	}
-	id := func(m ports.NodeMatch) string { return fmt.Sprintf("%s %.6f", m.Name, m.Score) }
-	for i, q := range queries {
-		q.Mode = ports.Fuzzy
-		if q.Threshold == 0 {
-			q.Threshold = 0.3
-		}
-		all, err := mem.SearchNodes(ctx, q, bounded.Page{Limit: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		sizes, offsets := walkSizes(deep, all.Page.Total)
-		on := stores
-		if !deep && all.Page.Total > 12 {
-			// Queries of many results take turns on the stores.
-			on = stores[i%len(stores) : i%len(stores)+1]
-		}
-		SameWalks(t, fmt.Sprintf("%+v", q), sizes, offsets, ports.Knowledge(mem), on,
-			func(s ports.Knowledge) func(bounded.Page) (bounded.Paged[ports.NodeMatch], error) {
-				return func(p bounded.Page) (bounded.Paged[ports.NodeMatch], error) { return s.SearchNodes(ctx, q, p) }
-			}, id)
-	}
+	fuzzyWalks(t, mem, stores, queries)
 }
 
 // TrigramMigration checks that a store opened on a database whose

@@ -224,21 +224,7 @@ func entityName(i int) string {
 // LoadTrigrams writes the trigrams of the n entities [Load] wrote, as
 // fuzzy search over the trigram table reads them, in one transaction.
 func LoadTrigrams(ctx context.Context, db *bun.DB, n int) error {
-	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		ins := newInserter(ctx, tx)
-		for i := range n {
-			name := entityName(i)
-			tri := ports.Trigrams(name)
-			for _, t := range tri {
-				ins.add("bounded_entity_trigrams", "trigram, trigram_count, name", t, len(tri), name)
-			}
-			if ins.err != nil {
-				return ins.err
-			}
-		}
-		ins.flushAll()
-		return ins.err
-	})
+	return loadTrigrams(ctx, db, n, entityName)
 }
 
 // inserter batches rows into multi-row INSERTs, per table.

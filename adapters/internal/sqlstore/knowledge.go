@@ -62,12 +62,7 @@ func (s *Store) PutEntity(ctx context.Context, e ports.Entity) error {
 		}
 		// The trigrams depend on the name alone, which is the key: a
 		// replaced entity keeps its rows.
-		rows := make([][]any, len(trigrams))
-		for i, t := range trigrams {
-			rows[i] = []any{t, len(trigrams), e.Name}
-		}
-		return insertRows(ctx, tx, "bounded_entity_trigrams", []string{"trigram", "trigram_count", "name"}, rows,
-			s.ignoreDuplicates("trigram", "trigram_count", "name"))
+		return s.putTrigrams(ctx, tx, e.Name, trigrams)
 	}))
 }
 

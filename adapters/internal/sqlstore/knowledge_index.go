@@ -100,7 +100,8 @@ var knowledgeFTSFill = []string{
 		" FROM bounded_entity_fts_ids i JOIN bounded_entity_observations o ON o.name = i.name AND o.pos = i.pos",
 }
 
-// createKnowledgeIndex creates d's knowledge index on db, after the
+// createKnowledgeIndex creates the places of the trigram table
+// ([createTrigramPlaces]) and d's knowledge index on db, after the
 // shared tables and the note index (which creates pg_trgm). Under FTS5, a
 // missing trigger means the index may have missed writes (a new index, or
 // a table dropped and created again): the index is rebuilt from the
@@ -108,6 +109,9 @@ var knowledgeFTSFill = []string{
 // pg_trgm, Postgres goes without the GIN indexes: SearchNodes reads every
 // entity, with the same results.
 func createKnowledgeIndex(ctx context.Context, db bun.IDB, d Dialect) error {
+	if err := createTrigramPlaces(ctx, db, d); err != nil {
+		return err
+	}
 	stmts := knowledgeIndexSchema[d.NoteIndex]
 	switch d.NoteIndex {
 	case NoteIndexFTS5:
