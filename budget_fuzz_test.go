@@ -74,7 +74,7 @@ func FuzzFit(f *testing.F) {
 				b.Tokenizer = wordTokenizer{}
 			}
 		}
-		call := Call{Tool: "search", Args: Args{{"query", query}}, Paging: Paging(mode % 2), DefaultLimit: 10}
+		call := Call{Tool: "search", Args: Args{{"query", query}}, Paging: []Paging{ByOffset, ByPage}[mode%2], DefaultLimit: 10}
 		style := HintStyle(mode / 2 % 3)
 		l := Limits{Default: 1 + int(pageSize%20), Max: 20}
 

@@ -62,7 +62,7 @@ func ExampleSliceSource_WithKeys() {
 		{4, "2024-06-07", "Call Zoë"},
 		{5, "2024-06-09", "Water plants"},
 	}
-	call := bounded.Call{Tool: "list_tasks", Paging: bounded.ByCursor}
+	call := bounded.Call{Tool: "list_tasks"}
 	opts := bounded.Options[todo]{Limits: bounded.Limits{Default: 2, Max: 10}}
 	ctx := context.Background()
 
@@ -161,7 +161,7 @@ func ExampleRespond_budgetCut() {
 		tasks = append(tasks, todo{int64(i + 1), fmt.Sprintf("2024-07-%02d", i+1), strings.Repeat("prepare the quarterly report ", 3)})
 	}
 	src := bounded.FromSlice(tasks).WithKeys(todoKeys)
-	call := bounded.Call{Tool: "list_tasks", Paging: bounded.ByCursor}
+	call := bounded.Call{Tool: "list_tasks"}
 	opts := bounded.Options[todo]{
 		Limits: bounded.Limits{Default: 5, Max: 20},
 		Budget: bounded.Budget{MaxChars: 1000, Logger: slog.New(slog.DiscardHandler)},
@@ -185,9 +185,9 @@ func ExampleRespond_budgetCut() {
 	// Output:
 	// [1 2] reason="character_limit" 795/900 chars
 	// Found 9 results, showing 1-2. 7 results remain: call list_tasks(cursor=<pagination.nextCursor>) for the next.
-	// [3 4] reason="character_limit" 886/900 chars
-	// [5 6] reason="character_limit" 886/900 chars
-	// [7 8 9] reason="" 791/900 chars
+	// [3 4] reason="character_limit" 876/900 chars
+	// [5 6] reason="character_limit" 876/900 chars
+	// [7 8 9] reason="" 776/900 chars
 }
 
 // When not even the first result, its strings clipped, fits the budget,

@@ -84,7 +84,7 @@ var savedBookmarks = bookmarkStore{
 // A hand-written Source pages by cursor through Respond: the response's next
 // call carries the cursor after the last bookmark shown.
 func ExampleSource() {
-	call := bounded.Call{Tool: "list_bookmarks", Paging: bounded.ByCursor}
+	call := bounded.Call{Tool: "list_bookmarks"}
 	opts := bounded.Options[bookmark]{Limits: bookmarkLimits, Cursors: bookmarkCodec}
 	ctx := context.Background()
 	p := bounded.Page{}
@@ -105,7 +105,7 @@ func ExampleSource() {
 	// 2 from 0 next cursor: true
 	// 2 from 2 next cursor: true
 	// 1 from 4 next cursor: false
-	// Found 5 results, showing 1 after the cursor. This is the last page.
+	// Found 5 results, showing 5-5. This is the last page.
 }
 
 // A store method built on FetchPage walks whole with All, here without a

@@ -8,18 +8,19 @@ import (
 )
 
 // Paging is the form of a tool's pagination arguments, and so of its next
-// call.
+// call. A page read from a cursor continues by cursor in every form.
 type Paging uint8
 
 const (
-	// ByOffset: the tool takes limit and offset.
-	ByOffset Paging = iota
+	// ByCursor, the zero value: the tool takes limit, cursor and offset,
+	// and continues by cursor, or by offset for a page without a
+	// NextCursor.
+	ByCursor Paging = iota
+	// ByOffset: the tool takes limit and offset, and continues by offset.
+	ByOffset
 	// ByPage: the tool takes a 0-based page and pageSize, and an offset to
 	// continue a page a budget cut.
 	ByPage
-	// ByCursor: the tool takes limit and cursor, and an offset for pages
-	// without a NextCursor.
-	ByCursor
 )
 
 // HintStyle sets how much a hint says.
@@ -144,7 +145,7 @@ type Call struct {
 	Tool string
 	// Args are the caller's arguments but pagination, in the order written.
 	Args Args
-	// Paging is the tool's pagination style.
+	// Paging is the tool's pagination form: by cursor unless set.
 	Paging Paging
 	// DefaultLimit is the tool's default page size, which a next call
 	// leaves out; 0 always writes it.
@@ -390,12 +391,14 @@ func (c Call) appendHint(b []byte, info PageInfo, style HintStyle) []byte {
 		b = c.appendCallAt(b, info, lastOffset, "")
 		str(".")
 	default:
+		// A page read from a cursor states the positions of the cursor's
+		// issue, unless writes since make them disagree with the total.
+		stale := info.AfterCursor && info.TotalKind == TotalExact && (last > info.Total || info.HasMore && info.NextOffset >= info.Total)
 		switch {
-		case info.AfterCursor && style == HintTerse:
+		case stale && style == HintTerse:
 			count(info.Returned)
 			str(" after the cursor.")
-		case info.AfterCursor:
-			// Positions are as of the cursor's issue: not stated.
+		case stale:
 			showing()
 			count(info.Returned)
 			str(" after the cursor.")
@@ -430,7 +433,7 @@ func (c Call) appendHint(b []byte, info PageInfo, style HintStyle) []byte {
 			b = c.appendCallAt(b, info, info.NextOffset, info.NextCursor)
 		default:
 			switch n := info.PagesRemaining(); {
-			case info.TotalKind != TotalExact || info.AfterCursor:
+			case info.TotalKind != TotalExact || stale:
 				str(" More remain")
 			case info.Returned < info.Limit:
 				// The budget cut the page: pages of Limit would not fit

@@ -224,19 +224,38 @@ func TestHintReferencesLongValues(t *testing.T) {
 	}
 }
 
-// TestHintAfterCursor: a page read from a cursor states no positions and
-// continues by cursor, whatever the tool's paging.
+// TestHintAfterCursor: a page read from a cursor states the positions of
+// the cursor's issue, or none when writes since make them disagree with
+// the total, and continues by cursor, whatever the tool's paging.
 func TestHintAfterCursor(t *testing.T) {
 	info := PageInfo{Total: 30, Limit: 10, Offset: 10, Returned: 10, HasMore: true, NextOffset: 20, NextCursor: "c2", AfterCursor: true}
-	for _, paging := range []Paging{ByOffset, ByPage, ByCursor} {
-		c := Call{Tool: "t", Paging: paging, DefaultLimit: 10}
-		h := c.Hint(info, HintFull)
-		if want := `Found 30 results, showing 10 after the cursor. More remain: call t(cursor="c2") for the next.`; h != want {
-			t.Errorf("paging %d: hint %q, want %q", paging, h, want)
+	atLeast := info
+	atLeast.Total, atLeast.TotalKind = 1000, TotalAtLeast
+	shrunk := info // 15 deleted before the cursor since its issue
+	shrunk.Total = 15
+	tests := []struct {
+		name   string
+		info   PageInfo
+		paging Paging
+		style  HintStyle
+		want   string
+	}{
+		{"by cursor", info, ByCursor, HintFull, `Found 30 results, showing 11-20. 1 page remains: call t(cursor="c2") for the next.`},
+		{"by offset", info, ByOffset, HintFull, `Found 30 results, showing 11-20. 1 page remains: call t(cursor="c2") for the next.`},
+		{"by page", info, ByPage, HintFull, `Found 30 results, showing 11-20 (page 2 of 3). 1 page remains: call t(cursor="c2") for the next.`},
+		{"capped total", atLeast, ByCursor, HintFull, `Found 1,000+ results, showing 11-20. More remain: call t(cursor="c2") for the next.`},
+		{"terse", atLeast, ByCursor, HintTerse, `11-20 of 1,000+. Next: t(cursor="c2")`},
+		{"stale positions", shrunk, ByCursor, HintFull, `Found 15 results, showing 10 after the cursor. More remain: call t(cursor="c2") for the next.`},
+		{"stale positions, terse", shrunk, ByCursor, HintTerse, `10 after the cursor. Next: t(cursor="c2")`},
+	}
+	for _, tt := range tests {
+		c := Call{Tool: "t", Paging: tt.paging, DefaultLimit: 10}
+		if h := c.Hint(tt.info, tt.style); h != tt.want {
+			t.Errorf("%s: hint %q, want %q", tt.name, h, tt.want)
 		}
-		next, _ := c.Next(info)
+		next, _ := c.Next(tt.info)
 		if v, ok := next.Get("cursor"); !ok || v != "c2" || len(next) != 1 {
-			t.Errorf("paging %d: next %v, want the cursor alone", paging, next)
+			t.Errorf("%s: next %v, want the cursor alone", tt.name, next)
 		}
 	}
 	pastEnd := PageInfo{Total: 30, Limit: 10, Offset: 40, AfterCursor: true}

@@ -280,7 +280,7 @@ type PageInfo struct {
 	Clamped        bool `json:"clamped,omitempty"`
 	RequestedLimit int  `json:"requestedLimit,omitempty"`
 	// AfterCursor reports a page read from a cursor: Offset and NextOffset
-	// may be stale, so hints omit them and the next call uses NextCursor.
+	// are as of the cursor's issue, so the next call uses NextCursor.
 	AfterCursor bool `json:"afterCursor,omitempty"`
 	// Importing reports that the results are still being written (an
 	// import in progress): Total is a lower bound. The source's caller

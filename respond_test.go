@@ -68,10 +68,7 @@ func nextPage(start Page, next Args) Page {
 
 func TestRespondWalks(t *testing.T) {
 	all := rows(40)
-	want := make([]int64, len(all))
-	for i, r := range all {
-		want[i] = r.ID
-	}
+	want := rowIDs(all)
 	keyed := FromSlice(all).WithKeys(func(r row) []any { return []any{r.ID} })
 	for _, tc := range []struct {
 		name   string
@@ -96,6 +93,73 @@ func TestRespondWalks(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRespondDefaultPaging: a call whose Paging is zero continues by
+// cursor when the source has keys, by offset when it has none; ByOffset
+// and ByPage continue by their own argument. Every page's hint names the
+// range it shows, by cursor too.
+func TestRespondDefaultPaging(t *testing.T) {
+	all := rows(25)
+	keyed := FromSlice(all).WithKeys(func(r row) []any { return []any{r.ID} })
+	offsetOnly := FromFunc(func(_ context.Context, r Request) ([]row, int, error) {
+		return all[min(r.Offset, len(all)):min(r.Offset+r.Limit, len(all))], len(all), nil
+	})
+	for _, tc := range []struct {
+		name   string
+		src    Source[row]
+		paging Paging
+		by     string // the argument every next call continues by
+	}{
+		{"keys, zero Paging", keyed, 0, "cursor"},
+		{"keys, ByOffset", keyed, ByOffset, "offset"},
+		{"keys, ByPage", keyed, ByPage, "page"},
+		{"slice without keys, zero Paging", FromSlice(all), 0, "offset"},
+		{"func, zero Paging", offsetOnly, 0, "offset"},
+	} {
+		call := Call{Tool: "rows", Paging: tc.paging, DefaultLimit: 10}
+		o := Options[row]{Limits: Limits{Default: 10, Max: 20}}
+		var seen []int64
+		p := Page{}
+		for i := 0; ; i++ {
+			out, err := Respond(context.Background(), tc.src, call, p, o)
+			if err != nil {
+				t.Fatalf("%s: page %d: %v", tc.name, i, err)
+			}
+			for _, r := range decodeEnvelope[row](t, out.JSON).Results {
+				seen = append(seen, r.ID)
+			}
+			if want := fmt.Sprintf("showing %d-%d", 10*i+1, min(10*i+10, len(all))); !strings.Contains(out.Hint, want) {
+				t.Errorf("%s: page %d: hint %q, want it to say %q", tc.name, i, out.Hint, want)
+			}
+			if out.Next == nil {
+				break
+			}
+			if _, ok := out.Next.Get(tc.by); !ok || len(out.Next) != 1 {
+				t.Fatalf("%s: page %d: next %v, want %s alone", tc.name, i, out.Next, tc.by)
+			}
+			if !strings.Contains(out.Hint, "("+tc.by+"=") {
+				t.Errorf("%s: page %d: hint %q, want the next call by %s", tc.name, i, out.Hint, tc.by)
+			}
+			if v, ok := out.Next.Get("page"); ok {
+				p = Page{Offset: v.(int) * 10}
+			} else {
+				p = nextPage(Page{}, out.Next)
+			}
+		}
+		if len(seen) != len(all) || slices.Compare(seen, rowIDs(all)) != 0 {
+			t.Errorf("%s: walked %v, want every row once", tc.name, seen)
+		}
+	}
+}
+
+// rowIDs returns the ids of rs, in order.
+func rowIDs(rs []row) []int64 {
+	ids := make([]int64, len(rs))
+	for i, r := range rs {
+		ids[i] = r.ID
+	}
+	return ids
 }
 
 func TestRespondCursorScope(t *testing.T) {

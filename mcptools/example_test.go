@@ -65,8 +65,8 @@ func ExampleAddPagedTool() {
 	printCall(server, "folder_notes", `{"folder":"projects"}`)
 	// Output:
 	// results [{"id":"projects/alpha","title":"projects/alpha","updatedAt":"2025-03-01T12:00:00Z"},{"id":"projects/beta","title":"projects/beta","updatedAt":"2025-03-01T12:00:00Z"}]
-	// hint Found 3 results, showing 1-2. 1 page remains: call folder_notes(folder="projects", offset=2) for the next.
-	// next {"folder":"projects","offset":2}
+	// hint Found 3 results, showing 1-2. 1 page remains: call folder_notes(folder="projects", cursor=<pagination.nextCursor>) for the next.
+	// next {"folder":"projects","cursor":"AQA7KziONMTnIAICA4DA2ZnV0ZcGBQ1wcm9qZWN0cy9iZXRhzmPnY2XV1ZU"}
 }
 
 func ExampleClientBudget() {

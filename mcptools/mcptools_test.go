@@ -142,9 +142,9 @@ type fixture struct {
 var runLimits = bounded.Limits{Default: 10, Max: 50}
 
 // newFixture serves 40 runs and 30 notes: runs (by offset), runs_by_page,
-// runs_by_cursor, runs_by_status (its own input schema), small_runs (a
-// budget of 20,000 characters), folder_notes (a store's pages) and the
-// tool set of package tools over the notes.
+// runs_by_cursor (the zero Paging), runs_by_status (its own input schema),
+// small_runs (a budget of 20,000 characters), folder_notes (a store's
+// pages) and the tool set of package tools over the notes.
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{runs: newRuns(40), notes: memrepo.New()}
@@ -172,7 +172,7 @@ func newFixture(t *testing.T) *fixture {
 	}{
 		{"runs", bounded.ByOffset, bounded.Budget{}},
 		{"runs_by_page", bounded.ByPage, bounded.Budget{}},
-		{"runs_by_cursor", bounded.ByCursor, bounded.Budget{}},
+		{"runs_by_cursor", 0, bounded.Budget{}}, // the zero Paging: by cursor
 		{"small_runs", bounded.ByOffset, bounded.Budget{MaxChars: 20_000}},
 	} {
 		mcptools.AddTool(server, &mcp.Tool{Name: c.name, Description: "Lists the job's runs, newest first."},
@@ -372,7 +372,8 @@ func TestCallEveryTool(t *testing.T) {
 }
 
 // TestHintAndNext: next repeats the arguments as the call gave them, in
-// their order, with the budgets; the hint names the same call.
+// their order, with the budgets; the hint names the same call. Tools of
+// the zero Paging (runs_by_cursor, folder_notes) continue by cursor.
 func TestHintAndNext(t *testing.T) {
 	f := newFixture(t)
 	for _, c := range []struct {
@@ -381,18 +382,47 @@ func TestHintAndNext(t *testing.T) {
 		{"runs", `{"status":"ok","limit":5}`, `{"status":"ok","offset":5,"limit":5}`, `call runs(status="ok", offset=5, limit=5)`},
 		{"runs", `{"budget":30000,"status":"ok"}`, `{"budget":30000,"status":"ok","offset":10}`, `call runs(budget=30000, status="ok", offset=10)`},
 		{"runs_by_page", `{"pageSize":10,"status":"ok"}`, `{"status":"ok","page":1}`, `call runs_by_page(status="ok", page=1)`},
-		{"folder_notes", `{"folder":"a","limit":3}`, `{"folder":"a","offset":3,"limit":3}`, `call folder_notes(folder="a", offset=3, limit=3)`},
 	} {
 		env, _ := f.Call(c.tool, c.args)
 		if string(env.Next) != c.next || !strings.Contains(env.Hint, c.hint) {
 			t.Errorf("%s(%s): next %s, hint %q; want %s and %q", c.tool, c.args, env.Next, env.Hint, c.next, c.hint)
 		}
 	}
-	env, _ := f.Call("runs_by_cursor", `{"status":"ok","limit":5}`)
-	var next map[string]any
-	if err := json.Unmarshal(env.Next, &next); err != nil || next["cursor"] != env.Pagination.NextCursor || next["status"] != "ok" || next["offset"] != nil {
-		t.Errorf("runs_by_cursor: next %s; want status and the cursor %q", env.Next, env.Pagination.NextCursor)
+	for _, c := range []struct{ tool, args, arg string }{
+		{"runs_by_cursor", `{"status":"ok","limit":5}`, "status"},
+		{"folder_notes", `{"folder":"a","limit":3}`, "folder"},
+	} {
+		env, _ := f.Call(c.tool, c.args)
+		var next map[string]any
+		if err := json.Unmarshal(env.Next, &next); err != nil || env.Pagination.NextCursor == "" || next["cursor"] != env.Pagination.NextCursor || next[c.arg] == nil || next["offset"] != nil || !strings.Contains(env.Hint, "cursor=") {
+			t.Errorf("%s(%s): next %s, hint %q; want %s and the cursor %q", c.tool, c.args, env.Next, env.Hint, c.arg, env.Pagination.NextCursor)
+		}
+		second, _ := f.Call(c.tool, mcptoolstest.NextArgs(t, env, c.args))
+		if !strings.Contains(second.Hint, "showing 6-10") && !strings.Contains(second.Hint, "showing 4-6") {
+			t.Errorf("%s: the second page's hint %q does not name its range", c.tool, second.Hint)
+		}
 	}
+}
+
+// TestOffsetOnlySource: a tool of the zero Paging whose source pages only
+// by offset continues by offset.
+func TestOffsetOnlySource(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "test"}, nil)
+	runs := newRuns(25)
+	mcptools.AddTool(server, &mcp.Tool{Name: "runs"}, mcptools.Options[run]{Limits: runLimits},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (bounded.Source[run], error) {
+			return bounded.FromFunc(func(_ context.Context, r bounded.Request) ([]run, int, error) {
+				all := runs.matching("")
+				return all[min(r.Offset, len(all)):min(r.Offset+r.Limit, len(all))], len(all), nil
+			}), nil
+		})
+	cl := mcptoolstest.Serve(t, server)
+	env, _ := cl.Call("runs", `{}`)
+	if string(env.Next) != `{"offset":10}` || !strings.Contains(env.Hint, "call runs(offset=10)") {
+		t.Errorf("next %s, hint %q; want offset 10", env.Next, env.Hint)
+	}
+	results, _ := cl.Walk("runs", `{}`, 0, nil)
+	mcptoolstest.ExactlyOnce(t, "runs by offset", ids(t, results), runs.ids(""))
 }
 
 // TestWalks follows next to the end under tight budgets, by offset, page

@@ -23,12 +23,12 @@ type Options[T any] struct {
 	// so).
 	Limits bounded.Limits
 	// Paging is the form of the paging arguments and of next:
-	// bounded.ByOffset (the zero value) takes limit, offset and cursor and
-	// continues by offset; bounded.ByPage takes page, pageSize, offset and
-	// cursor and continues by page number; bounded.ByCursor takes limit,
-	// offset and cursor and continues by cursor, which stays exact while
-	// the data changes. A call made with a cursor always continues by
-	// cursor.
+	// bounded.ByCursor (the zero value) takes limit, offset and cursor and
+	// continues by cursor, which stays exact while the data changes, or by
+	// offset where the source has no cursor; bounded.ByOffset takes the
+	// same and continues by offset; bounded.ByPage takes page, pageSize,
+	// offset and cursor and continues by page number. A call made with a
+	// cursor always continues by cursor.
 	Paging bounded.Paging
 	// Budget is the ceiling of every response (the zero Budget: 45,000
 	// characters), lowered by MAX_MCP_OUTPUT_TOKENS (see [ClientBudget]);

@@ -46,6 +46,6 @@ func ExampleSet_Call() {
 	// Output:
 	// daily/5 Day 5
 	// daily/4 Day 4
-	// Found 5 results, showing 1-2. 2 pages remain: call search_by_links(hasLinksTo=["Home"], detail="concise", offset=2, limit=2) for the next.
-	// {"hasLinksTo":["Home"],"detail":"concise","offset":2,"limit":2}
+	// Found 5 results, showing 1-2. 2 pages remain: call search_by_links(hasLinksTo=["Home"], detail="concise", cursor=<pagination.nextCursor>, limit=2) for the next.
+	// {"hasLinksTo":["Home"],"detail":"concise","cursor":"AQDLviBcfLTUxwICA4CAzITwiaYGBQdkYWlseS80lcnK5zfZEsI","limit":2}
 }

@@ -83,7 +83,7 @@ func (s *Set) entityItem(r *request, m ports.NodeMatch, n, i int) EntityItem {
 
 func (s *Set) addHistory() {
 	h := s.cfg.History
-	s.add(spec{name: "get_response_history", paged: true, limits: ports.ResponseHistoryLimits,
+	s.add(spec{name: "get_response_history", paged: true, paging: bounded.ByOffset, limits: ports.ResponseHistoryLimits,
 		desc:   fmt.Sprintf("Read the recorded runs of an endpoint and their responses, newest first. Bodies are clipped to %s characters; bodyChars is the whole length.", bounded.FormatCount(ports.HistoryBodyChars)),
 		params: []param{{name: "endpointId", kind: kindString, required: true, sentinel: ports.ErrInvalidQuery}},
 	}, func(ctx context.Context, r *request) ([]byte, error) {

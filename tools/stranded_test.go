@@ -71,10 +71,10 @@ func nextArgs(t testing.TB, env envelope, args string) string {
 	return string(b)
 }
 
-// TestCursorCallContinuesByCursor: with offset hints (the default), a call
-// made with a cursor after earlier notes were deleted says no stale
-// positions and continues by cursor: the walk sees every note that existed
-// throughout exactly once.
+// TestCursorCallContinuesByCursor: under OffsetHints, a call made with a
+// cursor after earlier notes were deleted continues by cursor: the walk
+// sees every note that existed throughout exactly once. Its hints state
+// the positions of the cursor's issue, never one past the total.
 func TestCursorCallContinuesByCursor(t *testing.T) {
 	for _, st := range adapterStores {
 		t.Run(st.name, func(t *testing.T) {
@@ -82,7 +82,10 @@ func TestCursorCallContinuesByCursor(t *testing.T) {
 			for i := range 30 {
 				putNote(t, s, ports.Note{ID: fmt.Sprintf("n/%02d", i), Title: fmt.Sprintf("Note %d", i), UpdatedAt: base.Add(-time.Duration(i) * time.Hour)})
 			}
-			set := noteSet(t, s, bounded.Budget{})
+			set, err := tools.New(tools.Config{Notes: s, Budget: quiet, OffsetHints: true})
+			if err != nil {
+				t.Fatal(err)
+			}
 			first, _ := call(t, set, "list_notes", `{"limit":10}`)
 			seen := map[string]int{}
 			for _, id := range keys(t, first) {
@@ -102,8 +105,12 @@ func TestCursorCallContinuesByCursor(t *testing.T) {
 				for _, id := range keys(t, env) {
 					seen[id]++
 				}
-				if strings.Contains(env.Hint, "showing 11") || strings.Contains(env.Hint, "-20") {
-					t.Errorf("%s: hint %q states positions the deletes made stale", args, env.Hint)
+				var from, to int
+				if _, err := fmt.Sscanf(env.Hint[strings.Index(env.Hint, "showing ")+len("showing "):], "%d-%d", &from, &to); err == nil && to > env.Pagination.Total {
+					t.Errorf("%s: hint %q states positions past the total %d", args, env.Hint, env.Pagination.Total)
+				}
+				if !env.Pagination.HasMore && !strings.Contains(env.Hint, "after the cursor") {
+					t.Errorf("%s: hint %q; want the last page, whose positions the deletes made stale, stated after the cursor", args, env.Hint)
 				}
 				if env.Next == nil {
 					break
@@ -251,9 +258,12 @@ func TestLongLineReachable(t *testing.T) {
 }
 
 // TestMinimumBudgetAnswers: at the documented minimum budget, a listing
-// answers every call. Notes with ids of ~150 bytes and a note with ten
-// children come back whole, one a call (cursors the next call does not use
-// and the hierarchy context give way first), walking to the end. A note
+// answers every call. Continued by offset, notes with ids of ~150 bytes
+// and a note with ten children come back whole, one a call (cursors the
+// next call does not use and the hierarchy context give way first),
+// walking to the end. Continued by cursor, such a note's keys are in the
+// response twice (nextCursor and next): the first call names the budget
+// it needs, and with it goes on by cursor. A note
 // whose id of ~1,000 bytes does not fit even clipped answers without
 // failing: no result, the budget it needs, the page going on at the same
 // note and no next call; with the budget it names, the note comes back.
@@ -274,7 +284,17 @@ func TestMinimumBudgetAnswers(t *testing.T) {
 				putNote(t, s, ports.Note{ID: fmt.Sprintf("top/child-%02d", i), Title: fmt.Sprintf("Child %d", i),
 					Content: strings.Repeat("child text ", 40), Parents: []string{"top"}, UpdatedAt: base.Add(-2 * time.Hour)})
 			}
-			set := noteSet(t, s, bounded.Budget{})
+			byCursor := noteSet(t, s, bounded.Budget{})
+			first, _ := call(t, byCursor, "list_notes", fmt.Sprintf(`{"limit":1,"budget":%d}`, tools.MinBudget))
+			if tr := first.Truncation; tr.Reason != bounded.ReasonBudgetTooSmall || tr.NeededChars <= tools.MinBudget {
+				t.Fatalf("by cursor: truncation %+v: want the budget needed", tr)
+			} else if env, _ := call(t, byCursor, "list_notes", fmt.Sprintf(`{"limit":1,"budget":%d}`, tr.NeededChars)); len(env.Results) != 1 || env.Pagination.NextCursor == "" || !strings.Contains(string(env.Next), `"cursor":`) {
+				t.Errorf("by cursor, with the %d characters needed: %d results, next %s; want one, continued by cursor", tr.NeededChars, len(env.Results), env.Next)
+			}
+			set, err := tools.New(tools.Config{Notes: s, Budget: quiet, OffsetHints: true})
+			if err != nil {
+				t.Fatal(err)
+			}
 			var got []string
 			args := fmt.Sprintf(`{"limit":1,"budget":%d}`, tools.MinBudget)
 			for calls := 0; len(got) < len(want); calls++ {

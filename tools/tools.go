@@ -28,8 +28,10 @@ type Tool struct {
 	// Limits are the tool's page limits (default and maximum page size);
 	// zero for tools that answer with one item (get_note).
 	Limits bounded.Limits
-	// Paging is how the tool takes pagination arguments: limit/offset
-	// ([bounded.ByOffset]) or page/pageSize with offset ([bounded.ByPage]).
+	// Paging is how the tool takes pagination arguments and continues:
+	// limit, offset and cursor, by cursor ([bounded.ByCursor]); limit and
+	// offset, by offset ([bounded.ByOffset]); or page and pageSize, by page
+	// number ([bounded.ByPage]).
 	Paging bounded.Paging
 	// Handler answers a call: args is the JSON object of the arguments,
 	// the result one JSON envelope ([bounded.Envelope]) that fits the
@@ -61,18 +63,17 @@ type Config struct {
 	Budget bounded.Budget
 	// Hints sets how much the hint of each response says.
 	Hints bounded.HintStyle
-	// CursorHints makes every paged tool's next call (in next and in the
-	// hint) continue by cursor: after the page's last result, by its sort
+	// OffsetHints makes next calls (in next and in the hint) continue by
+	// offset instead of by cursor. By default a tool that pages in its
+	// store continues by cursor: after the page's last result, by its sort
 	// keys (after the last result kept, when the budget cut the page), so
-	// that a walk stays exact while the data changes and a deep page costs
-	// what the first does. Without it a first call continues by offset or
-	// page number, which agents read and write most reliably and which is
-	// exact while the data does not change during a walk; set it for
-	// stores that change while agents read them. Either way every paged
-	// tool accepts a cursor argument, pagination carries nextCursor, and a
-	// call made with a cursor continues by cursor (its offsets are as of
-	// the cursor's issue: continuing by one would skip or repeat results).
-	CursorHints bool
+	// a walk stays exact while the data changes and a deep page costs what
+	// the first does. get_response_history continues by offset and
+	// search_knowledge by page number either way; get_notes and
+	// get_note_links page in memory, by offset. Every tool that pages in
+	// its store takes a cursor argument, and a call made with a cursor
+	// continues by cursor.
+	OffsetHints bool
 	// Counts chooses, by tool name, how a paged tool counts its total
 	// (see [bounded.CountMode]). Tools not named count capped, at
 	// bounded.DefaultCountCap of the page's limit: exact for small
@@ -220,6 +221,9 @@ type handler func(ctx context.Context, r *request) ([]byte, error)
 // parsing every tool shares.
 func (s *Set) add(sp spec, h handler) {
 	limit, tokens := s.cfg.Budget.LimitChars(), s.cfg.Budget.LimitTokens()
+	if sp.noCursor {
+		sp.paging = bounded.ByOffset
+	}
 	if sp.paged {
 		for _, p := range pagingParams(sp.paging, sp.limits) {
 			if p.role != roleCursor || !sp.noCursor {
@@ -317,11 +321,8 @@ func (s *Set) newRequest(sp *spec, in *input) (*request, error) {
 	r.importing = s.cfg.Importing != nil && s.cfg.Importing(sp.name)
 	r.counted = sp.paged && sp.name != "get_notes"
 	r.call = bounded.Call{Tool: sp.name, Paging: sp.paging, DefaultLimit: sp.limits.Default}
-	if s.cfg.CursorHints && sp.paged && !sp.noCursor {
-		r.call.Paging = bounded.ByCursor
-		if sp.paging == bounded.ByPage {
-			r.call.LimitArg = "pageSize"
-		}
+	if s.cfg.OffsetHints && sp.paging == bounded.ByCursor {
+		r.call.Paging = bounded.ByOffset
 	}
 	for _, p := range sp.params {
 		if v, ok := in.vals[p.name]; ok && p.role == roleArg {
@@ -370,10 +371,10 @@ func (s *Set) Instructions() string {
 		"%s Results that do not fit are cut at a result boundary and truncation says so; a result too large alone is clipped with a visible marker, and a budget too small for one result gets none and truncation.neededChars.\n",
 		bounded.FormatCount(s.cfg.Budget.LimitChars()), bounded.FormatCount(s.cfg.Budget.LimitTokens()), tokenCounting(s.cfg.Budget))
 	b.WriteString("To continue a listing, call the same tool with the arguments in next, and those nextKeeps names as you sent them (the hint names the call; <as before> stands for your own argument, <pagination.nextCursor> for that cursor). ")
-	if s.cfg.CursorHints {
-		b.WriteString("next continues by cursor, which stays exact while results change. ")
-	} else {
+	if s.cfg.OffsetHints {
 		b.WriteString("next continues by offset; to page deep or while results change, pass cursor=pagination.nextCursor instead, and a call made with a cursor continues by cursor. ")
+	} else {
+		b.WriteString("next continues by cursor where a tool takes one, which stays exact while results change; get_response_history continues by offset, search_knowledge by page. ")
 	}
 	b.WriteString("Paged tools take limit and offset (search_knowledge: 0-based page and pageSize), and cursor; larger limits are clamped to the maximum. pagination has total (totalKind exact, atLeast or unknown), hasMore and nextOffset.\n")
 	b.WriteString("detail=concise returns fewer fields per result; fields=[...] only the fields named (and id).\n")

@@ -498,22 +498,22 @@ func walk(t testing.TB, set *tools.Set, tool, args string, budget int) (all []st
 // page sizes and under a small budget, and compares the results with one
 // read of the whole set: every result exactly once, in order.
 func TestWalkExactlyOnce(t *testing.T) {
-	for _, cursorHints := range []bool{false, true} {
-		t.Run(fmt.Sprintf("cursorHints=%v", cursorHints), func(t *testing.T) {
+	for _, offsetHints := range []bool{false, true} {
+		t.Run(fmt.Sprintf("offsetHints=%v", offsetHints), func(t *testing.T) {
 			s := fixtures(t)
-			set, err := tools.New(tools.Config{Notes: s, Knowledge: s, History: s, Code: s, Budget: quiet, CursorHints: cursorHints})
+			set, err := tools.New(tools.Config{Notes: s, Knowledge: s, History: s, Code: s, Budget: quiet, OffsetHints: offsetHints})
 			if err != nil {
 				t.Fatal(err)
 			}
-			walkEveryTool(t, set, cursorHints)
+			walkEveryTool(t, set, !offsetHints)
 		})
 	}
 }
 
-// walkEveryTool walks every paged tool of set; cursorHints says that set
+// walkEveryTool walks every paged tool of set; byCursor says that set
 // continues by cursor, whose cut responses carry the cursor three times
 // (pagination, hint and next): their smallest budget is a little larger.
-func walkEveryTool(t *testing.T, set *tools.Set, cursorHints bool) {
+func walkEveryTool(t *testing.T, set *tools.Set, byCursor bool) {
 	var allIDs []string
 	for i := range 25 {
 		allIDs = append(allIDs, fmt.Sprintf(`"notes/%02d"`, i))
@@ -544,7 +544,7 @@ func walkEveryTool(t *testing.T, set *tools.Set, cursorHints bool) {
 		with := func(extra string) string { return strings.TrimSuffix(c.args, "}") + sep(c.args) + extra + "}" }
 		small := cmp.Or(c.budget, 1200)
 		tiny := small - 200
-		if cursorHints {
+		if byCursor {
 			tiny = small - 100
 		}
 		want := map[bool][]string{}
@@ -609,35 +609,37 @@ func TestBudgetCutContinuesByOffset(t *testing.T) {
 	}
 }
 
-// TestBudgetCutContinuesByCursor checks the paged tools under
-// CursorHints: a response cut to fit its budget names the cursor of the cut
-// position (pagination.nextCursor) in its next call and its hint, and that
-// call continues with the first result cut. Without CursorHints the cut
-// response continues by offset, and its nextCursor leads to the same
-// results.
+// TestBudgetCutContinuesByCursor checks the paged tools: a response cut
+// to fit its budget names the cursor of the cut position
+// (pagination.nextCursor) in its next call and its hint, and that call
+// continues with the first result cut. get_response_history and
+// search_knowledge, and every tool under OffsetHints, continue a cut
+// response by offset, and its nextCursor leads to the same results.
 func TestBudgetCutContinuesByCursor(t *testing.T) {
 	s := fixtures(t)
 	for _, c := range []struct {
 		tool, args, size string
 		max              int
+		byCursor         bool // by default
 	}{
-		{"list_notes", `{}`, "limit", 50},
-		{"get_backlinks", `{"id":"Home"}`, "limit", 50},
-		{"search_knowledge", `{"query":"entity"}`, "pageSize", 50},
-		{"get_response_history", `{"endpointId":"ep1"}`, "limit", 10},
-		{"search_code", `{"query":"parseToken validate"}`, "limit", 50},
+		{"list_notes", `{}`, "limit", 50, true},
+		{"get_backlinks", `{"id":"Home"}`, "limit", 50, true},
+		{"search_knowledge", `{"query":"entity"}`, "pageSize", 50, false},
+		{"get_response_history", `{"endpointId":"ep1"}`, "limit", 10, false},
+		{"search_code", `{"query":"parseToken validate"}`, "limit", 50, true},
 	} {
 		with := func(extra string) string { return strings.TrimSuffix(c.args, "}") + sep(c.args) + extra + "}" }
-		for _, cursorHints := range []bool{true, false} {
-			set, err := tools.New(tools.Config{Notes: s, Knowledge: s, History: s, Code: s, Budget: quiet, CursorHints: cursorHints})
+		for _, offsetHints := range []bool{false, true} {
+			set, err := tools.New(tools.Config{Notes: s, Knowledge: s, History: s, Code: s, Budget: quiet, OffsetHints: offsetHints})
 			if err != nil {
 				t.Fatal(err)
 			}
+			cursorHints := c.byCursor && !offsetHints
 			whole, _ := call(t, set, c.tool, with(fmt.Sprintf(`"%s":%d,"detail":"concise"`, c.size, c.max)))
 			all := keys(t, whole)
 			args := with(fmt.Sprintf(`"%s":10,"budget":1500`, c.size))
 			env, _ := call(t, set, c.tool, args)
-			at := fmt.Sprintf("%s(%s) with CursorHints %v", c.tool, args, cursorHints)
+			at := fmt.Sprintf("%s(%s) with OffsetHints %v", c.tool, args, offsetHints)
 			n := len(env.Results)
 			if !env.Truncated || n == 0 || n >= len(all) || !env.Pagination.HasMore {
 				t.Fatalf("%s: %d of %d results, truncated %v: want a cut", at, n, len(all), env.Truncated)
@@ -835,18 +837,18 @@ func TestSchemas(t *testing.T) {
 }
 
 // TestCursors checks the cursor argument of the paged tools: next calls by
-// cursor under CursorHints, cursors refused by other tools and with an
-// offset or page, and count strategies chosen per tool.
+// cursor by default, cursors refused by other tools and with an offset or
+// page, and count strategies chosen per tool.
 func TestCursors(t *testing.T) {
 	s := fixtures(t)
-	set, err := tools.New(tools.Config{Notes: s, Knowledge: s, History: s, Code: s, Budget: quiet, CursorHints: true,
+	set, err := tools.New(tools.Config{Notes: s, Knowledge: s, History: s, Code: s, Budget: quiet,
 		Counts: map[string]tools.Count{"search_knowledge": {Mode: bounded.CountCapped, Cap: 5}, "list_notes": {Mode: bounded.CountNone}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	env, _ := call(t, set, "get_backlinks", `{"id":"Home","limit":2}`)
 	if env.Pagination.NextCursor == "" || !strings.Contains(string(env.Next), `"cursor":`) || !strings.Contains(env.Hint, "cursor=") {
-		t.Fatalf("get_backlinks with CursorHints: next %s, hint %q; want both to continue by cursor", env.Next, env.Hint)
+		t.Fatalf("get_backlinks: next %s, hint %q; want both to continue by cursor", env.Next, env.Hint)
 	}
 	// A tool that takes no cursor returns none, though its store issues
 	// them: its next calls go by offset.

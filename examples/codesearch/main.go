@@ -102,7 +102,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	set, err := tools.New(tools.Config{Code: store, Budget: bounded.Budget{MaxChars: *budget, Margin: 1, Logger: slog.New(slog.DiscardHandler)}})
+	// The command continues by -offset: so do its hints.
+	set, err := tools.New(tools.Config{Code: store, Budget: bounded.Budget{MaxChars: *budget, Margin: 1, Logger: slog.New(slog.DiscardHandler)}, OffsetHints: true})
 	if err != nil {
 		return err
 	}

@@ -64,7 +64,7 @@
 //	-mode m       access mode: private, balanced (default) or full
 //	-budget n     the response ceiling in characters (default 45,000)
 //	-wait d       how long a tool call waits for data still loading (default 2s)
-//	-cursor-hints continue every paged tool by cursor in next and the hint
+//	-offset-hints continue every paged tool by offset in next and the hint, not by cursor
 package main
 
 import (
@@ -125,7 +125,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) (err error) {
 type config struct {
 	db, pg, vault, code, mode string
 	budget                    int
-	cursorHints               bool
+	offsetHints               bool
 	// wait is how long a tool call waits for the data it reads to load
 	// before it answers from what is loaded.
 	wait time.Duration
@@ -145,7 +145,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fl.StringVar(&c.mode, "mode", string(ports.Balanced), "access `mode`: private, balanced or full")
 	fl.IntVar(&c.budget, "budget", 0, "the response ceiling in `chars` (default 45,000)")
 	fl.DurationVar(&c.wait, "wait", 2*time.Second, "how long a tool call waits for data still loading before it answers from what is loaded, and says so")
-	fl.BoolVar(&c.cursorHints, "cursor-hints", false, "continue every paged tool by cursor in next and the hint (exact while data changes)")
+	fl.BoolVar(&c.offsetHints, "offset-hints", false, "continue every paged tool by offset in next and the hint, not by cursor (exact while data changes)")
 	if err := fl.Parse(args); err != nil {
 		return c, err
 	}
@@ -195,7 +195,7 @@ func newServer(ctx context.Context, cfg config, stderr io.Writer) (*server, erro
 	b = mcptools.ClientBudget(b) // MAX_MCP_OUTPUT_TOKENS
 	l := newLoader()
 	set, err := tools.New(tools.Config{Notes: st.store, Knowledge: st.store, History: st.store, Code: st.store,
-		Mode: ports.Mode(cfg.mode), Budget: b, CursorHints: cfg.cursorHints, Importing: l.importing})
+		Mode: ports.Mode(cfg.mode), Budget: b, OffsetHints: cfg.offsetHints, Importing: l.importing})
 	if err != nil {
 		st.close()
 		return nil, err
@@ -203,9 +203,9 @@ func newServer(ctx context.Context, cfg config, stderr io.Writer) (*server, erro
 	s := mcp.NewServer(&mcp.Implementation{Name: "bounded", Title: "bounded agent tools", Version: "0.1.0"},
 		&mcp.ServerOptions{Instructions: set.Instructions() + " " + loadingInstructions})
 	mcpset.Add(s, set)
-	paging := bounded.ByOffset
-	if cfg.cursorHints {
-		paging = bounded.ByCursor
+	var paging bounded.Paging // by cursor
+	if cfg.offsetHints {
+		paging = bounded.ByOffset
 	}
 	addDeploys(s, st.db, mcptools.Options[Deploy]{Limits: bounded.Limits{Default: 20, Max: 100}, Paging: paging, Budget: b})
 	l.start(ctx, st, src, cfg.code, stderr)

@@ -284,7 +284,9 @@ var walks = []struct {
 	{"get_backlinks", `{"id":"Home","limit":200}`, `{"id":"Home","budget":2500}`, 2500, 21, true},
 	{"get_children", `{"id":"journal","limit":200}`, `{"id":"journal","limit":2,"budget":1000}`, 1000, 5, false},
 	{"get_parents", `{"id":"projects/atlas/design","limit":200}`, `{"id":"projects/atlas/design","limit":1,"budget":1000}`, 1000, 1, false},
-	{"get_descendants", `{"id":"projects","limit":200}`, `{"id":"projects","limit":3,"budget":1000}`, 1000, 0, true},
+	// A cursor costs tokens: at 1,000 characters (357 tokens) a note of
+	// depth 2 fits only clipped by offset, not by cursor.
+	{"get_descendants", `{"id":"projects","limit":200}`, `{"id":"projects","limit":3,"budget":1100}`, 1100, 0, true},
 	{"get_related_notes", `{"id":"projects/atlas/design","limit":200}`, `{"id":"projects/atlas/design","budget":2000}`, 2000, 26, true},
 	{"search_knowledge", `{"query":"a","pageSize":1000,"detail":"concise"}`, `{"query":"a","budget":2500}`, 2500, 0, true},
 	{"get_response_history", `{"endpointId":"orders-api"}`, `{"endpointId":"orders-api","limit":10,"budget":2500}`, 2500, 30, true},
@@ -632,29 +634,40 @@ func TestPostgres(t *testing.T) {
 	checkNames(t, c)
 }
 
-// TestCursorHints walks through a server started with -cursor-hints:
-// next continues by cursor, and the walk returns every result once.
-func TestCursorHints(t *testing.T) {
-	cfg, err := parseFlags([]string{"-cursor-hints", "-code", "-"}, io.Discard)
-	if err != nil || !cfg.cursorHints {
-		t.Fatalf("parseFlags(-cursor-hints): %+v, %v", cfg, err)
-	}
-	c, _ := inProcess(t, cfg)
-	for _, w := range []struct{ tool, whole, paged string }{
-		{"list_notes", `{"limit":200,"detail":"concise"}`, `{"limit":3,"detail":"concise"}`},
-		{"search_knowledge", `{"query":"a","pageSize":1000,"detail":"concise"}`, `{"query":"a","pageSize":4,"detail":"concise"}`},
-		{"list_deploys", `{"limit":100}`, `{"limit":7,"budget":1500}`},
-	} {
-		env, _ := c.Call(w.tool, w.paged)
-		if !strings.Contains(string(env.Next), `"cursor":`) {
-			t.Errorf("%s next %s: want a cursor", w.tool, env.Next)
+// TestPagingFlags walks through a server started without flags and with
+// -offset-hints: next continues by cursor (search_knowledge by page), or
+// by offset, and every walk returns every result once.
+func TestPagingFlags(t *testing.T) {
+	for _, offsetHints := range []bool{false, true} {
+		args := []string{"-code", "-"}
+		if offsetHints {
+			args = append(args, "-offset-hints")
 		}
-		all, _ := c.Walk(w.tool, w.whole, 0, nil)
-		got, _ := c.Walk(w.tool, w.paged, 0, nil)
-		if len(all) < 5 {
-			t.Errorf("%s: %d results", w.tool, len(all))
+		cfg, err := parseFlags(args, io.Discard)
+		if err != nil || cfg.offsetHints != offsetHints {
+			t.Fatalf("parseFlags(%q): %+v, %v", args, cfg, err)
 		}
-		mcptoolstest.ExactlyOnce(t, w.tool+" by cursor", keys(t, got), keys(t, all))
+		c, _ := inProcess(t, cfg)
+		for _, w := range []struct{ tool, whole, paged, by string }{
+			{"list_notes", `{"limit":200,"detail":"concise"}`, `{"limit":3,"detail":"concise"}`, "cursor"},
+			{"search_knowledge", `{"query":"a","pageSize":1000,"detail":"concise"}`, `{"query":"a","pageSize":4,"detail":"concise"}`, "page"},
+			{"list_deploys", `{"limit":100}`, `{"limit":7,"budget":1500}`, "cursor"},
+		} {
+			by := w.by
+			if offsetHints && by == "cursor" {
+				by = "offset"
+			}
+			env, _ := c.Call(w.tool, w.paged)
+			if !strings.Contains(string(env.Next), `"`+by+`":`) {
+				t.Errorf("%v: %s next %s: want it by %s", args, w.tool, env.Next, by)
+			}
+			all, _ := c.Walk(w.tool, w.whole, 0, nil)
+			got, _ := c.Walk(w.tool, w.paged, 0, nil)
+			if len(all) < 5 {
+				t.Errorf("%s: %d results", w.tool, len(all))
+			}
+			mcptoolstest.ExactlyOnce(t, w.tool+" by "+by, keys(t, got), keys(t, all))
+		}
 	}
 }
 

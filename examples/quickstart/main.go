@@ -66,7 +66,7 @@ func run(ctx context.Context, path string, w io.Writer) error {
 		if err != nil {
 			return bounded.Fitted{}, err
 		}
-		call := bounded.Call{Tool: "list_tasks", Args: bounded.Args{{Name: "status", Value: status}}, Paging: bounded.ByCursor}
+		call := bounded.Call{Tool: "list_tasks", Args: bounded.Args{{Name: "status", Value: status}}}
 		return bounded.Respond(ctx, src, call, page, bounded.Options[Task]{
 			Limits: bounded.Limits{Default: 20, Max: 100},
 			Budget: budget,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -37,10 +38,16 @@ func TestAdd(t *testing.T) {
 	server := mcp.NewServer(&mcp.Implementation{Name: "notes"}, &mcp.ServerOptions{Instructions: mcptools.Instructions})
 	mcpset.Add(server, set)
 
-	env, _ := mcptoolstest.Serve(t, server).Call("list_notes", `{"limit":1,"detail":"concise"}`)
-	const hint = `Found 3 results, showing 1-1. 2 pages remain: call list_notes(detail="concise", offset=1, limit=1) for the next.`
-	if len(env.Results) != 1 || string(env.Results[0]) != `{"id":"areas/home","title":"areas/home"}` || env.Hint != hint || string(env.Next) != `{"detail":"concise","offset":1,"limit":1}` {
-		t.Errorf("list_notes: results %s, hint %q, next %s; want areas/home, %q", env.Results, env.Hint, env.Next, hint)
+	cl := mcptoolstest.Serve(t, server)
+	env, _ := cl.Call("list_notes", `{"limit":1,"detail":"concise"}`)
+	const hint = `Found 3 results, showing 1-1. 2 pages remain: call list_notes(detail="concise", cursor=<pagination.nextCursor>, limit=1) for the next.`
+	next := fmt.Sprintf(`{"detail":"concise","cursor":%q,"limit":1}`, env.Pagination.NextCursor)
+	if len(env.Results) != 1 || string(env.Results[0]) != `{"id":"areas/home","title":"areas/home"}` || env.Hint != hint || env.Pagination.NextCursor == "" || string(env.Next) != next {
+		t.Errorf("list_notes: results %s, hint %q, next %s; want areas/home, %q, %s", env.Results, env.Hint, env.Next, hint, next)
+	}
+	second, _ := cl.Call("list_notes", string(env.Next))
+	if !strings.Contains(second.Hint, "showing 2-2") || !strings.Contains(string(second.Next), `"cursor":`) {
+		t.Errorf("list_notes(%s): hint %q, next %s; want the second result, continued by cursor", env.Next, second.Hint, second.Next)
 	}
 }
 
