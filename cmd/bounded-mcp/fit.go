@@ -20,7 +20,7 @@ const fitTries = 4
 // fit returns res bounded to prof: within its budget, and within its
 // lines and bytes, bounded again to a smaller budget while it is not.
 func (p *proxy) fit(ctx context.Context, req *mcp.CallToolRequest, prof profile.Profile, res *mcp.CallToolResult) (*mcp.CallToolResult, error) {
-	call := result.Call{Tool: req.Params.Name, Args: argsOf(req.Params.Arguments), Principal: principal(req.Session)}
+	call := result.Call{Tool: req.Params.Name, Args: argsOf(req.Params.Arguments), Principal: p.principal(req.Session)}
 	budget := prof.Budget
 	for try := 1; ; try++ {
 		out, err := mcpresult.Bound(ctx, p.cfg.bounder, budget, call, res)
@@ -86,8 +86,11 @@ func textsOf(res *mcp.CallToolResult) []string {
 }
 
 // principal is whose snapshots a session reads, as mcpresult.Serve
-// binds handles: the session's ID.
-func principal(ss *mcp.ServerSession) string {
+// binds handles: -principal's name, or the session's ID.
+func (p *proxy) principal(ss *mcp.ServerSession) string {
+	if p.cfg.principal != "" {
+		return p.cfg.principal
+	}
 	if ss == nil {
 		return ""
 	}

@@ -57,12 +57,12 @@ func runMain(args []string) int {
 
 // options are the flags.
 type options struct {
-	url, listen, store, client, budget, logLevel, readTool, protocol string
-	headers, profiles, tools                                         multi
-	ttl, callTimeout, backoff, grace                                 time.Duration
-	maxResult, quotaTotal, quotaSession                              size
-	showProfiles                                                     bool
-	command                                                          []string
+	url, listen, store, client, budget, logLevel, readTool, protocol, principal string
+	headers, profiles, tools                                                    multi
+	ttl, callTimeout, backoff, grace                                            time.Duration
+	maxResult, quotaTotal, quotaSession                                         size
+	showProfiles                                                                bool
+	command                                                                     []string
 }
 
 func parse(args []string, stderr io.Writer) (*options, error) {
@@ -90,6 +90,7 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	fs.DurationVar(&o.grace, "grace", 2*time.Second, "how long a stopping upstream has after its stdin closes, and after SIGTERM")
 	fs.StringVar(&o.protocol, "upstream-protocol", "", "the MCP `version` asked of the upstream (default: the latest the proxy speaks)")
 	fs.StringVar(&o.readTool, "read-tool", result.DefaultReadTool, "the read tool's `name`")
+	fs.StringVar(&o.principal, "principal", "", "bind handles to this `name` instead of the client's session: with "+EnvKey+" set, a handle stays readable after the proxy restarts")
 	fs.StringVar(&o.logLevel, "log-level", "warn", "the `level` of the proxy's log on stderr: debug, info, warn or error")
 	fs.BoolVar(&o.showProfiles, "profiles", false, "print the client profiles and exit")
 	if err := fs.Parse(args); err != nil {
@@ -153,7 +154,7 @@ func serve(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io.W
 	}
 	defer closeStore()
 	bounder := result.New(store, result.Options{Key: []byte(os.Getenv(EnvKey)), TTL: o.ttl, ReadTool: o.readTool, MaxBytes: int(o.maxResult)})
-	cfg := config{profiles: profiles, client: o.client, tools: tools, bounder: bounder,
+	cfg := config{profiles: profiles, client: o.client, principal: o.principal, tools: tools, bounder: bounder,
 		callTimeout: o.callTimeout, backoff: o.backoff, logger: logger, protocol: o.protocol}
 	// A frame may hold the largest result JSON-escaped, and its envelope.
 	frame := 2*int(o.maxResult) + 1<<20

@@ -28,6 +28,9 @@ type config struct {
 	profiles *profile.Set
 	// client, when set, names the profile of every client.
 	client string
+	// principal, when set, binds every handle to it instead of the
+	// client's session.
+	principal string
 	// tools sets limits or opt-outs by tool name.
 	tools       map[string]toolPolicy
 	bounder     *result.Bounder
@@ -127,7 +130,8 @@ func newProxy(ctx context.Context, cfg config) (*proxy, error) {
 			skips[name] = mcpresult.Tool{Skip: true}
 		}
 	}
-	mcpresult.Serve(p.server, cfg.bounder, mcpresult.Options{BudgetFor: p.budgetFor, Tools: skips})
+	mcpresult.Serve(p.server, cfg.bounder, mcpresult.Options{BudgetFor: p.budgetFor, Tools: skips,
+		Principal: func(_ context.Context, ss *mcp.ServerSession) string { return p.principal(ss) }})
 	p.mirror = newMirror(p)
 	p.mirror.sync(ctx, cs)
 	return p, nil

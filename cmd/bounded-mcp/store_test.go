@@ -2,8 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -56,5 +60,61 @@ func TestStores(t *testing.T) {
 			checkWhole(t, orig, res, got)
 			t.Logf("%d reads through the second instance", reads)
 		})
+	}
+}
+
+// TestPrincipal checks over streamable HTTP, where each client has a
+// session of its own, that a handle is bound to the session that got it,
+// and with -principal to that name instead: another session reads it.
+func TestPrincipal(t *testing.T) {
+	ctx := context.Background()
+	var st upstreamState
+	up := newUpstream(&st, false)
+	orig, err := direct(t, up).CallTool(ctx, &mcp.CallToolParams{Name: "records", Arguments: map[string]any{"n": 2000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prof := profile.Default().For("codex-mcp-client")
+	for _, principal := range []string{"", "me"} {
+		cfg := testConfig(inMemory(up))
+		cfg.principal = principal
+		p := startProxy(t, cfg)
+		srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.server }, nil))
+		t.Cleanup(srv.Close)
+		sessions := make([]*mcp.ClientSession, 2)
+		for i := range sessions {
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "codex-mcp-client"}, nil).Connect(ctx,
+				&mcp.StreamableClientTransport{Endpoint: srv.URL, MaxRetries: -1}, legacyProtocol)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { cs.Close() })
+			sessions[i] = cs
+		}
+		if sessions[0].ID() == "" || sessions[0].ID() == sessions[1].ID() {
+			t.Fatalf("sessions %q and %q: want two of their own", sessions[0].ID(), sessions[1].ID())
+		}
+		// A new params: a call of the latest protocol writes its version
+		// in the params' _meta.
+		res, err := sessions[0].CallTool(ctx, &mcp.CallToolParams{Name: "records", Arguments: map[string]any{"n": 2000}})
+		if err != nil || res.IsError {
+			t.Fatalf("records: %v %v", err, res)
+		}
+		rep := report(t, res)
+		if rep == nil || rep.Next == nil {
+			t.Fatal("the result was not cut")
+		}
+		if principal == "" {
+			raw, _ := rep.Next.MarshalJSON()
+			var args map[string]any
+			json.Unmarshal(raw, &args)
+			got, err := sessions[1].CallTool(ctx, &mcp.CallToolParams{Name: "read_result", Arguments: args})
+			if err != nil || !got.IsError || !strings.Contains(texts(got)[0], "another session's") {
+				t.Errorf("another session read the handle: %v %v", err, got)
+			}
+			continue
+		}
+		read, _ := walk(t, sessions[1].CallTool, prof, res)
+		checkWhole(t, orig, res, read)
 	}
 }
