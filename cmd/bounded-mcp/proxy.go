@@ -57,8 +57,11 @@ type proxy struct {
 	server *mcp.Server
 	mirror *mirror
 	routes *routes
-	// aside holds the structured content of results on their way.
-	aside *aside
+	// held holds the results of tool calls on their way, and passed
+	// the results callTool passes whole, as the upstream wrote them, by
+	// the stand-in the SDK decoded.
+	held   *held
+	passed sync.Map
 
 	subMu sync.Mutex
 	subs  map[string]int // resource subscriptions by URI
@@ -91,14 +94,14 @@ func newProxy(ctx context.Context, cfg config) (*proxy, error) {
 			Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
 		},
 	})
-	p.aside = newAside()
+	p.held = newHeld()
 	dial := func(ctx context.Context) (mcp.Transport, *process, error) {
 		t, proc, err := cfg.dial(ctx)
 		switch t.(type) {
 		case *mcp.IOTransport, *mcp.CommandTransport, *mcp.InMemoryTransport:
 			// Their connections learn nothing of the client session's
 			// state, which a wrapper would hide from them.
-			t = asideTransport{Transport: t, a: p.aside}
+			t = heldTransport{Transport: t, h: p.held}
 		}
 		return t, proc, err
 	}
@@ -225,6 +228,14 @@ func (p *proxy) receive(next mcp.MethodHandler) mcp.MethodHandler {
 			defer done()
 		}
 		switch method {
+		case "tools/call":
+			res, err := next(ctx, method, req)
+			if r, ok := res.(*mcp.CallToolResult); ok {
+				if whole, ok := p.passed.LoadAndDelete(r); ok && err == nil {
+					return passedResult{CallToolResult: r, whole: whole.([]byte)}, nil
+				}
+			}
+			return res, err
 		case "resources/read":
 			r, ok := req.(*mcp.ReadResourceRequest)
 			if ok && !strings.HasPrefix(r.Params.URI, p.cfg.bounder.Options().ResourcePrefix) {
@@ -274,7 +285,16 @@ func (p *proxy) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 	if err != nil {
 		return p.callError(ctx, cctx, l, "call of "+name, err)
 	}
-	p.aside.restore(res)
+	if whole := p.held.take(res); whole != nil {
+		if skip || passesWhole(prof, p.cfg.bounder.Options().MaxBinaryBytes, whole) {
+			// Passed as it came: receive writes it so.
+			p.passed.Store(res, whole)
+			return res, nil
+		}
+		if res, err = decodeResult(whole); err != nil {
+			return errorResult(fmt.Sprintf("The upstream server's result of %s is not one MCP reads: %v.", name, err)), nil
+		}
+	}
 	if skip {
 		return res, nil
 	}

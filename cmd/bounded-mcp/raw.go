@@ -11,110 +11,165 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/boundedkit/bounded/profile"
 )
 
-// keyStructured is the member of the stand-in for structured content set
-// aside ([asideConn]).
-const keyStructured = "boundedkit/structured"
+// keyHeld is the key of the stand-in's _meta naming the result held
+// ([heldConn]).
+const keyHeld = "boundedkit/held"
 
-// asideTTL is how long structured content set aside waits for its call,
-// which may have been cancelled.
-const asideTTL = time.Minute
+// heldTTL is how long a result held waits for its call, which may have
+// been cancelled.
+const heldTTL = time.Minute
 
-// aside holds the structured content of upstream results as it came, by
-// token, until the call that gets the result takes it back.
-type aside struct {
-	mu   sync.Mutex
-	held map[string]heldJSON
+// held keeps the results of tool calls as the upstream wrote them, by
+// token, until the call that gets the result takes it.
+type held struct {
+	mu      sync.Mutex
+	results map[string]heldResult
 }
 
-type heldJSON struct {
+type heldResult struct {
 	raw []byte
 	at  time.Time
 }
 
-func newAside() *aside { return &aside{held: map[string]heldJSON{}} }
+func newHeld() *held { return &held{results: map[string]heldResult{}} }
 
-// asideTransport is an upstream transport whose connection sets
-// structured content aside.
-type asideTransport struct {
+// heldTransport is an upstream transport whose connection holds the
+// results of tool calls ([heldConn]).
+type heldTransport struct {
 	mcp.Transport
-	a *aside
+	h *held
 }
 
-func (t asideTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+func (t heldTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	c, err := t.Transport.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &asideConn{Connection: c, a: t.a}, nil
+	return &heldConn{Connection: c, h: t.h}, nil
 }
 
-// asideConn is an upstream connection that replaces the structured
-// content of each result by a stand-in naming a token, and keeps the
-// content as it came under that token: the SDK then neither decodes it
-// into maps nor the proxy encodes it again ([aside.restore]).
-type asideConn struct {
+// heldConn is an upstream connection that answers the SDK's tool calls
+// with a stand-in naming a token, and keeps the result as it came under
+// that token: the proxy decodes it only when it must bound it, and
+// passes a result within the budget as it came ([held.take]).
+type heldConn struct {
 	mcp.Connection
-	a *aside
+	h *held
+	// calls are the IDs of the tool calls in flight, with when each was
+	// sent.
+	calls sync.Map
 }
 
-func (c *asideConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+func (c *heldConn) Write(ctx context.Context, m jsonrpc.Message) error {
+	if r, ok := m.(*jsonrpc.Request); ok && r.Method == "tools/call" && r.ID.IsValid() {
+		now := time.Now()
+		c.calls.Range(func(id, at any) bool {
+			if now.Sub(at.(time.Time)) > heldTTL { // cancelled, never answered
+				c.calls.Delete(id)
+			}
+			return true
+		})
+		c.calls.Store(r.ID, now)
+	}
+	return c.Connection.Write(ctx, m)
+}
+
+func (c *heldConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	m, err := c.Connection.Read(ctx)
-	if r, ok := m.(*jsonrpc.Response); ok && err == nil && r.Error == nil {
-		r.Result = c.a.setAside(r.Result)
+	if r, ok := m.(*jsonrpc.Response); ok && err == nil {
+		if _, call := c.calls.LoadAndDelete(r.ID); call && r.Error == nil && len(r.Result) > 0 {
+			r.Result = c.h.hold(r.Result)
+		}
 	}
 	return m, err
 }
 
-// setAside returns result with its structuredContent replaced by a
-// stand-in, kept by token; result as it is when it has none, or is not
-// one JSON object.
-func (a *aside) setAside(result json.RawMessage) json.RawMessage {
-	at := bytes.Index(result, []byte(`"structuredContent"`))
-	if at < 0 || bytes.TrimSpace(result)[0] != '{' {
-		return result
-	}
-	start, end, ok := memberValue(result, "structuredContent")
-	if !ok {
-		return result
-	}
+// hold keeps result and returns its stand-in: a result with no content,
+// whose _meta names the token.
+func (h *held) hold(result json.RawMessage) json.RawMessage {
 	var tok [16]byte
 	rand.Read(tok[:])
 	token := hex.EncodeToString(tok[:])
 	now := time.Now()
-	a.mu.Lock()
-	for k, h := range a.held {
-		if now.Sub(h.at) > asideTTL {
-			delete(a.held, k)
+	h.mu.Lock()
+	for k, r := range h.results {
+		if now.Sub(r.at) > heldTTL {
+			delete(h.results, k)
 		}
 	}
-	a.held[token] = heldJSON{raw: bytes.Clone(result[start:end]), at: now}
-	a.mu.Unlock()
-	out := make([]byte, 0, len(result)-(end-start)+64)
-	out = append(out, result[:start]...)
-	out = append(out, `{"`+keyStructured+`":"`+token+`"}`...)
-	return append(out, result[end:]...)
+	h.results[token] = heldResult{raw: bytes.Clone(result), at: now}
+	h.mu.Unlock()
+	return json.RawMessage(`{"content":[],"_meta":{"` + keyHeld + `":"` + token + `"}}`)
 }
 
-// restore puts back the structured content of res set aside.
-func (a *aside) restore(res *mcp.CallToolResult) {
-	m, ok := res.StructuredContent.(map[string]any)
-	if !ok || len(m) != 1 {
-		return
+// take returns the result res stands in for, as the upstream wrote it;
+// nil when res is not a stand-in.
+func (h *held) take(res *mcp.CallToolResult) []byte {
+	token, ok := res.Meta[keyHeld].(string)
+	if !ok || len(res.Content) > 0 || len(res.Meta) != 1 {
+		return nil
 	}
-	token, ok := m[keyStructured].(string)
+	h.mu.Lock()
+	r, ok := h.results[token]
+	delete(h.results, token)
+	h.mu.Unlock()
 	if !ok {
-		return
+		return nil
 	}
-	a.mu.Lock()
-	h, ok := a.held[token]
-	delete(a.held, token)
-	a.mu.Unlock()
-	if ok {
-		res.StructuredContent = json.RawMessage(h.raw)
-	}
+	return r.raw
 }
+
+// decodeResult decodes raw, a tool result as the upstream wrote it, with
+// its structured content as it came (json.RawMessage): not decoded into
+// maps, to be encoded again.
+func decodeResult(raw []byte) (*mcp.CallToolResult, error) {
+	var structured []byte
+	if bytes.Contains(raw, []byte(`"structuredContent"`)) {
+		if start, end, ok := memberValue(raw, "structuredContent"); ok {
+			structured = raw[start:end:end]
+			raw = append(append(append([]byte(nil), raw[:start]...), "null"...), raw[end:]...)
+		}
+	}
+	res := new(mcp.CallToolResult)
+	if err := json.Unmarshal(raw, res); err != nil {
+		return nil, err
+	}
+	if structured != nil && string(structured) != "null" {
+		res.StructuredContent = json.RawMessage(structured)
+	}
+	return res, nil
+}
+
+// passesWhole reports whether raw, a tool result as the upstream wrote
+// it, keeps to prof as it is: its bytes, which are at least the
+// characters of its texts, within the characters, the bytes and the
+// binary limit; the escaped newlines, at least its lines, within the
+// lines; and its tokens, counted over all its JSON, within the tokens.
+// Otherwise the result is decoded and bounded.
+func passesWhole(prof profile.Profile, maxBinary int, raw []byte) bool {
+	b := prof.Budget
+	n := len(raw)
+	switch {
+	case n > b.LimitChars(), n > maxBinary, prof.MaxBytes > 0 && n > prof.MaxBytes:
+		return false
+	case prof.MaxLines > 0 && bytes.Count(raw, []byte(`\n`))+bytes.Count(raw, []byte(`"text"`))+1 > prof.MaxLines:
+		return false
+	}
+	return 2*n <= b.LimitTokens() || b.CountTokens(string(raw)) <= b.LimitTokens()
+}
+
+// passedResult is a result passed whole, written as the upstream wrote
+// it: the SDK does not encode it again.
+type passedResult struct {
+	*mcp.CallToolResult
+	whole []byte
+}
+
+func (r passedResult) MarshalJSON() ([]byte, error) { return r.whole, nil }
 
 // memberValue returns where the value of the top-level member key of
 // the JSON object b starts and ends.

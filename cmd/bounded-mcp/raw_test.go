@@ -1,67 +1,129 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/profile"
 )
 
-// TestAside checks that structured content set aside comes back as it
-// came, byte for byte, and that results without it pass unchanged.
-func TestAside(t *testing.T) {
-	a := newAside()
-	for _, tc := range []struct{ result, structured string }{
-		{`{"content":[{"type":"text","text":"x"}],"structuredContent":{"b":[1,2.50,{"c":"\"structuredContent\""}],"a":"Zürich"}}`,
-			`{"b":[1,2.50,{"c":"\"structuredContent\""}],"a":"Zürich"}`},
-		{`{ "structuredContent" :  [ 1 , 2 ] , "content" : [] , "isError" : false }`, `[ 1 , 2 ]`},
-		{`{"content":[{"type":"text","text":"{\"structuredContent\":1}"}]}`, ""},
-		{`{"content":[],"_meta":{"structuredContent":{"x":1}}}`, ""},
-		{`{"content":[]}`, ""},
-		{`[1]`, ""},
-		{`{"structuredContent":`, ""},
+// scriptedConn is a connection whose reads are given in advance.
+type scriptedConn struct {
+	reads   []jsonrpc.Message
+	written []jsonrpc.Message
+}
+
+func (c *scriptedConn) Read(context.Context) (jsonrpc.Message, error) {
+	m := c.reads[0]
+	c.reads = c.reads[1:]
+	return m, nil
+}
+func (c *scriptedConn) Write(_ context.Context, m jsonrpc.Message) error {
+	c.written = append(c.written, m)
+	return nil
+}
+func (c *scriptedConn) Close() error      { return nil }
+func (c *scriptedConn) SessionID() string { return "" }
+
+// TestHeld checks that the result of a tool call is held as it came, its
+// stand-in taken back for it once, and that other responses pass as
+// they are.
+func TestHeld(t *testing.T) {
+	ctx := context.Background()
+	h := newHeld()
+	call, _ := jsonrpc.MakeID(float64(7))
+	other, _ := jsonrpc.MakeID(float64(8))
+	result := `{"content":[{"type":"text","text":"Zürich\n东京"}],"structuredContent":{"b":[1,2.50],"a":"\"structuredContent\""},"isError":false}`
+	sc := &scriptedConn{reads: []jsonrpc.Message{
+		&jsonrpc.Response{ID: call, Result: json.RawMessage(result)},
+		&jsonrpc.Response{ID: other, Result: json.RawMessage(`{"tools":[]}`)},
+	}}
+	c := &heldConn{Connection: sc, h: h}
+	for _, m := range []jsonrpc.Message{
+		&jsonrpc.Request{ID: call, Method: "tools/call", Params: json.RawMessage(`{"name":"x"}`)},
+		&jsonrpc.Request{ID: other, Method: "tools/list"},
 	} {
-		out := a.setAside(json.RawMessage(tc.result))
-		if tc.structured == "" {
-			if string(out) != tc.result {
-				t.Errorf("setAside(%s) = %s, want it unchanged", tc.result, out)
-			}
-			continue
-		}
-		var res mcp.CallToolResult
-		if err := json.Unmarshal(out, &res); err != nil {
-			t.Fatalf("setAside(%s) = %s: %v", tc.result, out, err)
-		}
-		a.restore(&res)
-		raw, ok := res.StructuredContent.(json.RawMessage)
-		if !ok || string(raw) != tc.structured {
-			t.Errorf("setAside(%s): restored %#v, want %s", tc.result, res.StructuredContent, tc.structured)
-		}
-		if len(a.held) != 0 {
-			t.Errorf("setAside(%s): %d held after restore", tc.result, len(a.held))
+		if err := c.Write(ctx, m); err != nil {
+			t.Fatal(err)
 		}
 	}
-	// A stand-in of a token not held, or a result not set aside, stays.
-	res := &mcp.CallToolResult{StructuredContent: map[string]any{keyStructured: "nope"}}
-	a.restore(res)
-	if _, ok := res.StructuredContent.(map[string]any); !ok {
-		t.Errorf("restore of an unknown token gave %#v", res.StructuredContent)
+	m, _ := c.Read(ctx)
+	var res mcp.CallToolResult
+	if err := json.Unmarshal(m.(*jsonrpc.Response).Result, &res); err != nil {
+		t.Fatal(err)
 	}
-	// What no call takes back goes after asideTTL.
-	a.setAside(json.RawMessage(`{"structuredContent":{"x":1}}`))
-	for k, h := range a.held {
-		h.at = time.Now().Add(-2 * asideTTL)
-		a.held[k] = h
+	if len(res.Content) != 0 || res.Meta[keyHeld] == nil {
+		t.Fatalf("the stand-in is %s", m.(*jsonrpc.Response).Result)
 	}
-	a.setAside(json.RawMessage(`{"structuredContent":{"y":2}}`))
-	if len(a.held) != 1 {
-		t.Errorf("%d held, want the expired one gone", len(a.held))
+	if got := h.take(&res); string(got) != result {
+		t.Errorf("took %s, want the result as it came", got)
 	}
-	for _, h := range a.held {
-		if !strings.Contains(string(h.raw), `"y"`) {
-			t.Errorf("held %s, want the new one", h.raw)
+	if got := h.take(&res); got != nil {
+		t.Errorf("took it twice: %s", got)
+	}
+	if m, _ := c.Read(ctx); string(m.(*jsonrpc.Response).Result) != `{"tools":[]}` {
+		t.Errorf("a response to tools/list became %s", m.(*jsonrpc.Response).Result)
+	}
+	// A result of the upstream's own with that _meta key is not taken.
+	own := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "x"}}, Meta: mcp.Meta{keyHeld: "nope"}}
+	if h.take(own) != nil {
+		t.Error("took a result that is no stand-in")
+	}
+	// What no call takes goes after heldTTL.
+	h.hold(json.RawMessage(`{"content":[]}`))
+	for k, r := range h.results {
+		r.at = time.Now().Add(-2 * heldTTL)
+		h.results[k] = r
+	}
+	h.hold(json.RawMessage(`{"content":[]}`))
+	if len(h.results) != 1 {
+		t.Errorf("%d held, want the expired one gone", len(h.results))
+	}
+
+	dec, err := decodeResult([]byte(result))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, ok := dec.StructuredContent.(json.RawMessage)
+	if !ok || string(raw) != `{"b":[1,2.50],"a":"\"structuredContent\""}` || dec.Content[0].(*mcp.TextContent).Text != "Zürich\n东京" {
+		t.Errorf("decoded %#v", dec)
+	}
+}
+
+// TestPassesWhole checks the limits a result passed as it came keeps to.
+func TestPassesWhole(t *testing.T) {
+	text := func(s string) []byte {
+		b, _ := json.Marshal(&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}})
+		return b
+	}
+	claude := profile.Default().For("claude-code")
+	codex := profile.Default().For("codex-mcp-client")
+	for _, tc := range []struct {
+		name string
+		prof profile.Profile
+		raw  []byte
+		want bool
+	}{
+		{"short", claude, text("a short answer"), true},
+		{"over the characters", claude, text(strings.Repeat("x", claude.Budget.LimitChars())), false},
+		{"over the binary limit", claude, text(strings.Repeat("x", 100)), false},
+		{"over the lines", codex, text(strings.Repeat("l\n", codex.MaxLines)), false},
+		{"within the lines", codex, text(strings.Repeat("l\n", codex.MaxLines-3)), true},
+		{"over the tokens", profile.Profile{Budget: bounded.Budget{MaxChars: 20_000, MaxTokens: 1000}}, text(strings.Repeat("é ", 1500)), false},
+	} {
+		maxBinary := 1 << 20
+		if tc.name == "over the binary limit" {
+			maxBinary = 50
+		}
+		if got := passesWhole(tc.prof, maxBinary, tc.raw); got != tc.want {
+			t.Errorf("%s: passesWhole = %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }
