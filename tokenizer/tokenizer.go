@@ -17,19 +17,16 @@
 // # Cost
 //
 // Exactness has a price, paid by the programs that import this package
-// (figures from a shared 2-core machine; BENCHMARKS.md has the commands):
+// (BENCHMARKS.md has the figures):
 //
 //   - Binary size: both vocabularies are compiled in as Go map literals,
-//     about 12 MB more in a binary, whichever encoding is used.
-//   - First use: New builds the encoding's map once per process, 30 to
-//     250 ms, and keeps it (6 MB of heap for o200k_base, 3 MB for
-//     cl100k_base).
+//     whichever encoding is used.
+//   - First use: New builds the encoding's map once per process and
+//     keeps it.
 //   - Each count: the encoding's split pattern runs on a backtracking
-//     regular expression engine, then the byte-pair merges: 3 to 4.5 MB of
-//     JSON a second, 60 to 100 times slower than [bounded.Estimator]. Fit
-//     counts each kept result once and the whole response two or three
-//     times, so fitting a response of 45,000 characters takes 20 to 40 ms,
-//     about 40 times what it takes with the Estimator (0.5 to 1 ms).
+//     regular expression engine, then the byte-pair merges: tens of times
+//     slower than [bounded.Estimator]. Fit counts each kept result once
+//     and the whole response two or three times.
 //
 // Use it where a token limit must hold exactly for a model of these
 // encodings; the Estimator holds it within 2.2% (and budgets keep a 10%

@@ -49,9 +49,9 @@ type Dialect struct {
 	// LateralJoin joins a page's rows to the page's keys (read first from
 	// a covering index) with CROSS JOIN LATERAL, which Postgres runs as a
 	// nested loop of primary-key lookups, one per key. With a plain join
-	// its planner may prefer hashing a whole table (at 10,000 notes, a
-	// sequential scan of all of them for a page of 100: 2.3 ms instead of
-	// 0.5). SQLite has no LATERAL and always joins by lookups.
+	// its planner may prefer hashing a whole table, scanned sequentially
+	// for a page of 100. SQLite has no LATERAL and always joins by
+	// lookups.
 	LateralJoin bool
 	// CrossJoin says CROSS JOIN keeps the tables in the order written
 	// (SQLite), so that a small set of candidates drives its lookups in a

@@ -184,9 +184,8 @@ func trgmOps(ctx context.Context, db bun.IDB) (string, error) {
 // it. Such a page, read in page order (UpdatedAt, then name: the
 // bounded_entities_updated index, and likewise for notes), stops after
 // its rows and the capped count's: a broad query finds them within the
-// first rows read (at 100,000 entities, a query in half of them reads its
-// first page in under 1 ms), where the probe alone would read its
-// candidates up to the limit (about 1 µs each). A page with the exact
+// first rows read, where the probe alone would read its candidates up to
+// the limit. A page with the exact
 // count reads every entity without the index, so it keeps
 // maxIndexCandidates.
 const maxPagedIndexCandidates = 2_000

@@ -264,8 +264,8 @@ func (s *Store) ListNotes(ctx context.Context, f ports.ListFilter, p bounded.Pag
 			}
 		} else {
 			// The count of every note has no WHERE at all: SQLite counts a
-			// whole table from its B-tree's pages (12x faster than a scan,
-			// which even WHERE 1 = 1 forces).
+			// whole table from its B-tree's pages, where even WHERE 1 = 1
+			// forces a scan.
 			where, args := "", []any(nil)
 			if f.Folder != "" {
 				lo, hi := folderRange(f.Folder)
