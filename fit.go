@@ -86,6 +86,17 @@ type Fitted struct {
 	Kept int
 }
 
+// noticeKey is the context key of [WithNotice]'s notice.
+type noticeKey struct{}
+
+// WithNotice returns a context under which [FitContext] and [Respond]
+// begin every hint with notice, a sentence every answer must carry (e.g.
+// "Import in progress: results may be incomplete."), counted within the
+// budget like the rest of the response. An empty notice adds nothing.
+func WithNotice(ctx context.Context, notice string) context.Context {
+	return context.WithValue(ctx, noticeKey{}, notice)
+}
+
 // Fit encodes a page as an [Envelope] within b's limits, keeping the
 // longest prefix of items that fits; the next call starts at the first item
 // cut. A first item too large alone is clipped, or else none is kept (see
@@ -105,6 +116,7 @@ func FitContext[T any](ctx context.Context, b Budget, in FitInput[T]) (Fitted, e
 		return Fitted{}, err
 	}
 	f.ctx = ctx
+	f.notice, _ = ctx.Value(noticeKey{}).(string)
 	fd, err := f.fit()
 	f.release()
 	return fd, err

@@ -296,6 +296,7 @@ type fitter struct {
 	clippedIn  []string
 	windowNext Args
 	notes      []string // FitInput.Notes
+	notice     string   // WithNotice's, from FitContext's context
 
 	window      []byte // encoded WindowInfo, nil when none
 	windowRunes int
@@ -410,7 +411,7 @@ func (f *fitter) release() {
 		f.snaps, f.snapped = nil, nil
 	}
 	f.b, f.call, f.info, f.buf, f.tok, f.ctx, f.windowInfo = Budget{}, Call{}, PageInfo{}, nil, nil, nil, nil
-	f.cursorAt, f.unclipped, f.clippedIn, f.windowNext, f.notes = nil, nil, nil, nil, nil
+	f.cursorAt, f.unclipped, f.clippedIn, f.windowNext, f.notes, f.notice = nil, nil, nil, nil, nil, ""
 	for _, t := range f.tails {
 		t.hint, t.next = "", nil
 	}
@@ -547,13 +548,18 @@ func (f *fitter) tailFor(k int) (*tail, error) {
 	}
 	mem[0] = t.pagination
 	// The hint is written, then its JSON after it, in the same buffer.
-	raw := f.call.appendHint(mem[1][:0], t.info, f.style)
+	raw := mem[1][:0]
+	if f.notice != "" {
+		raw = append(raw, f.notice...)
+	}
+	n0 := len(raw)
+	raw = spaceAt(f.call.appendHint(raw, t.info, f.style), n0)
 	next, ok := f.call.Next(t.info)
 	if !ok && k > 0 && f.windowNext != nil {
 		// The page ends here, its first result's document does not.
 		next, ok = f.windowNext, true
 		if f.style != HintOff {
-			raw = append(raw[:0], f.windowHint(next)...)
+			raw = spaceAt(append(raw[:n0], f.windowHint(next)...), n0)
 		}
 	}
 	for _, n := range f.notes {
@@ -583,6 +589,15 @@ func (f *fitter) tailFor(k int) (*tail, error) {
 	t.runes = runeCount(t.pagination) + runeCount(t.hintJSON) + runeCount(t.nextJSON)
 	f.tails = append(f.tails, t)
 	return t, nil
+}
+
+// spaceAt inserts a space at i in b, between a notice and what follows
+// it, when both are there.
+func spaceAt(b []byte, i int) []byte {
+	if i == 0 || len(b) == i {
+		return b
+	}
+	return slices.Insert(b, i, ' ')
 }
 
 // The constant parts of an envelope, in order.

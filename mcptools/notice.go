@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -20,15 +21,19 @@ import (
 // may be incomplete." notice is asked before the call runs, so that a
 // result read while the data was loading always says so.
 //
-// The envelope keeps to its limits (truncation.limitChars and
-// limitTokens, whose estimates count the notice): a response with no room
-// for the notice is fitted again with its budget and budgetTokens lowered
-// by the notice's size, and says in next the budget it was fitted to.
-// Only a call whose budget is within the notice's size of toolargs.MinBudget
-// (or toolargs.MinBudgetTokens) can get a response over its limit, by less
-// than the notice. b is the tools' budget: it counts the tokens. An error
-// result gets the notice on a line of its own; a result that is not an
-// envelope, as a second text part.
+// The notice goes to the call's context (bounded.WithNotice): a tool that
+// fits its response with it (AddTool, AddPagedTool, the tool set of
+// package tools, bounded.Respond and FitContext) writes the notice within
+// its budget, the call run once. To another tool's envelope the notice is
+// added, within its limits (truncation.limitChars and limitTokens, whose
+// estimates count the notice): a response with no room for it is fitted
+// again with its budget and budgetTokens lowered by the notice's size, and
+// says in next the budget it was fitted to; only a call whose budget is
+// within the notice's size of toolargs.MinBudget (or
+// toolargs.MinBudgetTokens) can then get a response over its limit, by
+// less than the notice. b is the tools' budget: it counts the tokens. An
+// error result gets the notice on a line of its own; a result that is not
+// an envelope, as a second text part.
 func AddNotice(s *mcp.Server, b bounded.Budget, notice func(tool string) string) {
 	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
@@ -45,9 +50,13 @@ func AddNotice(s *mcp.Server, b bounded.Budget, notice func(tool string) string)
 	})
 }
 
-// withNotice answers call with the notice say, calling next again with a
-// lower budget (twice at most) while the response has no room for it.
+// withNotice answers call with the notice say: in the context, where a
+// tool's fit (bounded.FitContext, bounded.Respond) writes it within the
+// budget; or, for a response without it, added to the response, calling
+// next again with a lower budget (twice at most) while the response has
+// no room for it.
 func withNotice(ctx context.Context, next mcp.MethodHandler, method string, call *mcp.CallToolRequest, b bounded.Budget, say string) (mcp.Result, error) {
+	ctx = bounded.WithNotice(ctx, say)
 	var limits *bounded.Truncation // the first response's limits
 	for try := 0; ; try++ {
 		res, err := next(ctx, method, call)
@@ -68,6 +77,9 @@ func withNotice(ctx context.Context, next mcp.MethodHandler, method string, call
 		if !ok {
 			r.Content = append(r.Content, &mcp.TextContent{Text: say})
 			return r, nil
+		}
+		if strings.HasPrefix(env.hint(), say) {
+			return r, nil // fitted with it
 		}
 		if limits == nil {
 			limits = &bounded.Truncation{LimitChars: tr.LimitChars, LimitTokens: tr.LimitTokens}
@@ -102,6 +114,17 @@ type member struct {
 
 // envelope is an envelope's keys, in their order.
 type envelope []member
+
+// hint is the envelope's hint, or "".
+func (env envelope) hint() string {
+	var h string
+	for _, m := range env {
+		if m.key == "hint" {
+			json.Unmarshal(m.value, &h)
+		}
+	}
+	return h
+}
 
 // splitEnvelope splits a JSON object into its keys, and decodes its
 // truncation; ok is false when data is not an object with a truncation.

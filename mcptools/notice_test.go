@@ -23,9 +23,11 @@ type item struct {
 	Text string `json:"text"`
 }
 
-// noticeServer serves list_items, n items of 80 characters of text, and
-// fail, which fails; while notice is set, every result says it.
-func noticeServer(t *testing.T, n int, notice *atomic.Pointer[string]) *mcptoolstest.Client {
+// noticeServer serves list_items, n items of 80 characters of text;
+// fail, which fails; and fitted_alone, the same items fitted without the
+// call's context (bounded.Fit), in a tool of its own; while notice is set,
+// every result says it. calls counts the calls of list_items' handler.
+func noticeServer(t *testing.T, n int, notice *atomic.Pointer[string], calls *atomic.Int64) *mcptoolstest.Client {
 	t.Helper()
 	var all []item
 	for i := range n {
@@ -36,7 +38,23 @@ func noticeServer(t *testing.T, n int, notice *atomic.Pointer[string]) *mcptools
 	o := mcptools.Options[item]{Limits: bounded.Limits{Default: 10, Max: 500}, Budget: b}
 	mcptools.AddTool(s, &mcp.Tool{Name: "list_items", Description: "Lists the items."}, o,
 		func(context.Context, *mcp.CallToolRequest, struct{}) (bounded.Source[item], error) {
+			calls.Add(1)
 			return bounded.FromSlice(all), nil
+		})
+	s.AddTool(&mcp.Tool{Name: "fitted_alone", InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var args struct{ Budget int }
+			json.Unmarshal(req.Params.Arguments, &args)
+			fb := b
+			if args.Budget > 0 {
+				fb.MaxChars = args.Budget
+			}
+			pg := bounded.Paged[item]{Items: all, Page: bounded.PageInfo{Limit: len(all), Returned: len(all), Total: len(all), TotalKind: bounded.TotalExact}}
+			fd, err := bounded.Fit(fb, bounded.FitInput[item]{Page: pg, Call: bounded.Call{Tool: "fitted_alone", Args: bounded.Args{{Name: "budget", Value: fb.MaxChars}}}})
+			if err != nil {
+				return nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(fd.JSON)}}, StructuredContent: json.RawMessage(fd.JSON)}, nil
 		})
 	mcptools.AddTool(s, &mcp.Tool{Name: "fail", Description: "Fails."}, o,
 		func(context.Context, *mcp.CallToolRequest, struct{}) (bounded.Source[item], error) {
@@ -54,7 +72,8 @@ func noticeServer(t *testing.T, n int, notice *atomic.Pointer[string]) *mcptools
 func TestAddNotice(t *testing.T) {
 	const say = "Import in progress: 200 of 6,280 notes written; results may be incomplete."
 	var notice atomic.Pointer[string]
-	c := noticeServer(t, 300, &notice)
+	var calls atomic.Int64
+	c := noticeServer(t, 300, &notice, &calls)
 	cases := []struct {
 		name, args string
 		budget     int // the call's limit in characters
@@ -102,17 +121,38 @@ func TestAddNotice(t *testing.T) {
 			t.Errorf("error %q; want the error, then the notice on a line", got)
 		}
 	})
-	t.Run("refitted", func(t *testing.T) {
-		// The whole budget is used without the notice: the response is
-		// fitted again to a budget that leaves it room, which next says.
+	t.Run("fitted with it", func(t *testing.T) {
+		// The whole budget is used without the notice: the call's fit
+		// makes room for it, once, and next keeps the budget given.
 		notice.Store(nil)
 		plain, _ := c.Call("list_items", `{"limit":300,"budget":1200}`)
 		notice.Store(new(say))
+		before := calls.Load()
 		env, _ := c.Call("list_items", `{"limit":300,"budget":1200}`)
+		if n := calls.Load() - before; n != 1 {
+			t.Errorf("the handler ran %d times for one call", n)
+		}
+		var next struct{ Budget int }
+		if err := json.Unmarshal(env.Next, &next); err != nil || next.Budget != 1200 || len(env.Results) >= len(plain.Results) {
+			t.Errorf("next %s (%v), %d results against %d without the notice; want the budget as given and fewer results",
+				env.Next, err, len(env.Results), len(plain.Results))
+		}
+	})
+	t.Run("refitted", func(t *testing.T) {
+		// A tool that fits without the call's context: its response is
+		// fitted again to a budget that leaves the notice room, which
+		// next says.
+		notice.Store(nil)
+		plain, _ := c.Call("fitted_alone", `{"budget":1200}`)
+		notice.Store(new(say))
+		env, text := c.Call("fitted_alone", `{"budget":1200}`)
 		var next struct{ Budget int }
 		if err := json.Unmarshal(env.Next, &next); err != nil || next.Budget >= 1200 || len(env.Results) >= len(plain.Results) {
 			t.Errorf("next %s (%v), %d results against %d without the notice; want a lower budget and fewer results",
 				env.Next, err, len(env.Results), len(plain.Results))
+		}
+		if !strings.HasPrefix(env.Hint, say) || utf8.RuneCountInString(text) > 1200 {
+			t.Errorf("hint %q, %d characters", env.Hint, utf8.RuneCountInString(text))
 		}
 	})
 }
