@@ -23,9 +23,12 @@ import (
 // batchRoots selects the ids asked that name a node.
 const batchRoots = "roots(id) AS (SELECT id FROM bounded_note_nodes WHERE id IN (?))"
 
-// batchSelect reads the ranked lists k of the roots, cut at rank ?.
-const batchSelect = "SELECT roots.id, k.total, k.id, k.title, k.tags, k.updated_at, k.is_note, k.depth FROM roots" +
-	" LEFT JOIN ranked k ON k.root = roots.id AND k.rn <= ? ORDER BY roots.id, k.rn"
+// batchSelect reads the ranked lists k of the roots, cut at rank ?, with
+// their notes' tags and times.
+func (s *Store) batchSelect() string {
+	return "SELECT roots.id, k.total, k.id, k.title, n.tags, n.updated_at, k.is_note, k.depth FROM roots" +
+		" LEFT JOIN ranked k ON k.root = roots.id AND k.rn <= ? " + s.noteJoin("k.id", "tags, updated_at") + " ORDER BY roots.id, k.rn"
+}
 
 // ParentsOf returns the first perNote parents of each node of ids, with
 // their totals, in one statement. See [ports.Notes].
@@ -36,17 +39,19 @@ func (s *Store) ParentsOf(ctx context.Context, ids []string, perNote int) (ports
 	if err := ctx.Err(); err != nil {
 		return ports.Batch[ports.NoteRef]{}, err
 	}
-	q := "WITH " + batchRoots + ",\n\t" + s.parentsRanked("ranked") + "\n\t" + batchSelect
+	q := "WITH " + batchRoots + ",\n\t" + s.parentsRanked("ranked") + "\n\t" + s.batchSelect()
 	list := bun.List(ports.Distinct(ids))
 	return batchQuery(ctx, s, ids, perNote, q, []any{list, list, max(perNote, 1)},
 		func(ref ports.NoteRef, _ int) ports.NoteRef { return ref })
 }
 
 // parentsRanked is the CTE name of the parents of the roots, ranked per
-// root in ParentsOf's order; its one argument is the ids' list.
+// root in ParentsOf's order; its one argument is the ids' list. It reads
+// the nodes alone: the notes' rows are read after the cut
+// ([Store.noteJoin]).
 func (s *Store) parentsRanked(name string) string {
 	return name + ` AS (
-		SELECT r.note_id AS root, t.id AS id, t.title AS title, n.tags AS tags, n.updated_at AS updated_at, t.is_note AS is_note, 0 AS depth,
+		SELECT r.note_id AS root, t.id AS id, t.title AS title, t.is_note AS is_note, 0 AS depth,
 			ROW_NUMBER() OVER (PARTITION BY r.note_id ORDER BY t.title, t.id) AS rn,
 			COUNT(*) OVER (PARTITION BY r.note_id) AS total
 		FROM bounded_note_parents r ` + s.nodeJoin("r.parent_id") + `
@@ -79,7 +84,7 @@ func (s *Store) DescendantsOf(ctx context.Context, ids []string, maxDepth, perNo
 	if err := ctx.Err(); err != nil {
 		return ports.Batch[ports.Descendant]{}, err
 	}
-	q := "WITH " + batchRoots + ",\n\t" + s.descendantsRanked("ranked", maxDepth) + "\n\t" + batchSelect
+	q := "WITH " + batchRoots + ",\n\t" + s.descendantsRanked("ranked", maxDepth) + "\n\t" + s.batchSelect()
 	return batchQuery(ctx, s, ids, perNote, q, []any{bun.List(ports.Distinct(ids)), max(perNote, 1)},
 		func(ref ports.NoteRef, depth int) ports.Descendant {
 			return ports.Descendant{NoteRef: ref, Depth: depth}
@@ -89,6 +94,7 @@ func (s *Store) DescendantsOf(ctx context.Context, ids []string, maxDepth, perNo
 // descendantsRanked is the CTEs of the descendants of the roots down to
 // maxDepth levels, the last named name, ranked per root in
 // DescendantsOf's order. They read the CTE roots and take no argument.
+// They read the nodes alone, as parentsRanked does.
 func (s *Store) descendantsRanked(name string, maxDepth int) string {
 	var b strings.Builder
 	b.WriteString("lvl1(root, id) AS (SELECT r.id, p.note_id FROM roots r " + s.childJoin("r") + ")")
@@ -101,7 +107,7 @@ func (s *Store) descendantsRanked(name string, maxDepth int) string {
 	walk(root, id, depth) AS (` + walk + `),
 	best AS (SELECT root, id, MIN(depth) AS depth FROM walk WHERE id <> root GROUP BY root, id),
 	` + name + ` AS (
-		SELECT b.root AS root, t.id AS id, t.title AS title, n.tags AS tags, n.updated_at AS updated_at, t.is_note AS is_note, b.depth AS depth,
+		SELECT b.root AS root, t.id AS id, t.title AS title, t.is_note AS is_note, b.depth AS depth,
 			ROW_NUMBER() OVER (PARTITION BY b.root ORDER BY b.depth, t.title, t.id) AS rn,
 			COUNT(*) OVER (PARTITION BY b.root) AS total
 		FROM best b ` + s.nodeJoin("b.id") + `
@@ -110,26 +116,38 @@ func (s *Store) descendantsRanked(name string, maxDepth int) string {
 }
 
 // childJoin joins the parent edges p whose parent is the id column of
-// alias: with [Dialect.LateralJoin] a lateral subquery (OFFSET 0 keeps
-// Postgres from flattening it), which Postgres runs as index lookups
-// whatever its estimate of the level's rows (with a plain join and no
-// statistics, it hashed the whole edge table).
+// alias, always as index lookups driven by alias's rows. With
+// [Dialect.LateralJoin] it is a lateral subquery (OFFSET 0 keeps Postgres
+// from flattening it): with a plain join and no statistics, Postgres
+// hashed the whole edge table. With [Dialect.CrossJoin] it keeps alias
+// first: SQLite, knowing nothing of a CTE's rows, scanned every edge
+// and looked each up in an automatic index of alias.
 func (s *Store) childJoin(alias string) string {
 	if s.d.LateralJoin {
 		return "CROSS JOIN LATERAL (SELECT note_id FROM bounded_note_parents WHERE parent_id = " + alias + ".id OFFSET 0) AS p"
 	}
-	return "JOIN bounded_note_parents p ON p.parent_id = " + alias + ".id"
+	return s.d.joinInOrder() + " bounded_note_parents p ON p.parent_id = " + alias + ".id"
 }
 
-// nodeJoin joins the node t whose id is the column col, and its note n
-// (NULLs for a folder): as [Store.keyJoin] does, lateral primary-key
-// lookups with [Dialect.LateralJoin].
+// nodeJoin joins the node t whose id is the column col: as
+// [Store.keyJoin] does, a lateral primary-key lookup with
+// [Dialect.LateralJoin].
 func (s *Store) nodeJoin(col string) string {
 	if s.d.LateralJoin {
-		return "CROSS JOIN LATERAL (SELECT id, title, is_note FROM bounded_note_nodes WHERE id = " + col + " LIMIT 1) AS t" +
-			" LEFT JOIN LATERAL (SELECT tags, updated_at FROM bounded_notes WHERE id = " + col + " LIMIT 1) AS n ON true"
+		return "CROSS JOIN LATERAL (SELECT id, title, is_note FROM bounded_note_nodes WHERE id = " + col + " LIMIT 1) AS t"
 	}
-	return "JOIN bounded_note_nodes t ON t.id = " + col + " LEFT JOIN bounded_notes n ON n.id = " + col
+	return "JOIN bounded_note_nodes t ON t.id = " + col
+}
+
+// noteJoin joins the columns cols of the note n whose id is the column
+// col (NULLs for a folder or a NULL col), as nodeJoin does. The ranked
+// lists join it after their cut, so that a list reads the rows of the
+// notes it returns, not those of every node it ranks.
+func (s *Store) noteJoin(col, cols string) string {
+	if s.d.LateralJoin {
+		return "LEFT JOIN LATERAL (SELECT " + cols + " FROM bounded_notes WHERE id = " + col + " LIMIT 1) AS n ON true"
+	}
+	return "LEFT JOIN bounded_notes n ON n.id = " + col
 }
 
 // batchQuery runs q, whose rows are those of batchSelect in order, and
@@ -249,8 +267,8 @@ func (s *Store) notesWindowed(ctx context.Context, ids []string, w bounded.Windo
 
 // ContextOf returns the context of the notes of ids as q asks, in one
 // statement: the ranked lists of ParentsOf and DescendantsOf, each cut at
-// its cap, and the notes among them with their content, read whole and
-// windowed in Go. See [ports.Notes].
+// its cap, each row with its note's content when q asks for heads. A note
+// in several lists is windowed once. See [ports.Notes].
 func (s *Store) ContextOf(ctx context.Context, ids []string, q ports.ContextQuery) (ports.NoteContext, error) {
 	if err := q.Validate(ids); err != nil {
 		return ports.NoteContext{}, err
@@ -264,61 +282,67 @@ func (s *Store) ContextOf(ctx context.Context, ids []string, q ports.ContextQuer
 	list := bun.List(ports.Distinct(ids))
 	with := []string{batchRoots}
 	args := []any{list}
-	var arms []string
+	// The heads' columns are read only when asked for.
+	heads, noteCols := "NULL, NULL", "tags, updated_at"
+	if q.HeadLines > 0 {
+		heads, noteCols = "n.created_at, n.content", "tags, updated_at, created_at, content"
+	}
 	// A list's rows: kind 0 for parents, 1 for descendants.
-	const arm = "SELECT %d AS kind, roots.id AS root, k.total AS total, k.id AS id, k.title AS title, k.tags AS tags," +
-		" k.updated_at AS updated_at, k.is_note AS is_note, k.depth AS depth, k.rn AS rn FROM roots LEFT JOIN %s k ON k.root = roots.id AND k.rn <= ?"
+	arm := func(kind int, ranked string) string {
+		return fmt.Sprintf("SELECT %d AS kind, roots.id AS root, k.total AS total, k.id AS id, k.title AS title, n.tags AS tags,"+
+			" n.updated_at AS updated_at, k.is_note AS is_note, k.depth AS depth, k.rn AS rn, %s FROM roots"+
+			" LEFT JOIN %s k ON k.root = roots.id AND k.rn <= ? %s", kind, heads, ranked, s.noteJoin("k.id", noteCols))
+	}
+	var arms []string
 	var armArgs []any
 	if q.Parents {
 		with = append(with, s.parentsRanked("pr"))
 		args = append(args, list)
-		arms = append(arms, fmt.Sprintf(arm, 0, "pr"))
+		arms = append(arms, arm(0, "pr"))
 		armArgs = append(armArgs, max(q.ParentsPerNote, 1))
 	}
 	if q.ChildLevels > 0 {
 		with = append(with, s.descendantsRanked("cr", q.ChildLevels))
-		arms = append(arms, fmt.Sprintf(arm, 1, "cr"))
+		arms = append(arms, arm(1, "cr"))
 		armArgs = append(armArgs, max(q.ChildrenPerNote, 1))
 	}
-	with = append(with, "lists AS ("+strings.Join(arms, " UNION ALL ")+")")
+	stmt := "WITH " + strings.Join(with, ",\n\t") + "\n" + strings.Join(arms, "\nUNION ALL ") + "\nORDER BY kind, root, rn"
 	args = append(args, armArgs...)
-	stmt := "WITH " + strings.Join(with, ",\n\t") +
-		"\nSELECT kind, root, total, id, title, tags, updated_at, is_note, depth, rn, NULL AS created_at, NULL AS content FROM lists"
-	if q.HeadLines > 0 {
-		// The heads of the notes listed, within each list's cap.
-		stmt += "\nUNION ALL SELECT 2, NULL, NULL, n.id, n.title, n.tags, n.updated_at, 1, 0, 0, n.created_at, n.content FROM bounded_notes n" +
-			" WHERE n.id IN (SELECT id FROM lists WHERE is_note = 1 AND rn <= CASE kind WHEN 0 THEN ? ELSE ? END)"
-		args = append(args, q.ParentsPerNote, q.ChildrenPerNote)
-	}
-	stmt += "\nORDER BY kind, root, rn"
 	parents := newBatchLists(q.ParentsPerNote, func(ref ports.NoteRef, _ int) ports.NoteRef { return ref })
 	children := newBatchLists(q.ChildrenPerNote, func(ref ports.NoteRef, depth int) ports.Descendant {
 		return ports.Descendant{NoteRef: ref, Depth: depth}
 	})
-	var heads []ports.NoteContent
+	var out ports.NoteContext
+	seen := make(map[string]bool)
 	err := s.query(ctx, stmt, args, func(rows *sql.Rows) error {
 		var kind, total, isNote, depth, rn int64
 		var root string
 		var r noteRow
-		if err := rows.Scan(&kind, nstr{&root}, nint{&total}, nstr{&r.id}, nstr{&r.title}, nstr{&r.tags}, nint{&r.updated},
+		if err := rows.Scan(&kind, &root, nint{&total}, nstr{&r.id}, nstr{&r.title}, nstr{&r.tags}, nint{&r.updated},
 			nint{&isNote}, nint{&depth}, nint{&rn}, nint{&r.created}, nstr{&r.content}); err != nil {
 			return err
 		}
-		switch kind {
-		case 0:
-			return parents.add(root, total, r, isNote, depth)
-		case 1:
-			return children.add(root, total, r, isNote, depth)
+		add, perNote := parents.add, q.ParentsPerNote
+		if kind == 1 {
+			add, perNote = children.add, q.ChildrenPerNote
 		}
+		if err := add(root, total, r, isNote, depth); err != nil {
+			return err
+		}
+		// A head is read for the notes of the lists returned, within each
+		// list's cap (the statement reads one row for a cap of 0).
+		if q.HeadLines == 0 || r.id == "" || isNote == 0 || rn > int64(perNote) || seen[r.id] {
+			return nil
+		}
+		seen[r.id] = true
 		nc, err := r.windowed(bounded.Window{MaxLines: q.HeadLines})
-		heads = append(heads, nc)
+		out.Heads = append(out.Heads, nc)
 		return err
 	})
 	if err != nil {
 		return ports.NoteContext{}, err
 	}
-	slices.SortFunc(heads, func(a, b ports.NoteContent) int { return strings.Compare(a.ID, b.ID) })
-	out := ports.NoteContext{Heads: heads}
+	slices.SortFunc(out.Heads, func(a, b ports.NoteContent) int { return strings.Compare(a.ID, b.ID) })
 	if q.Parents {
 		out.Parents = parents.batch(ids)
 	}
