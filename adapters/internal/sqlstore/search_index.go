@@ -213,10 +213,10 @@ const (
 
 // noteSearchFor returns how SearchNotes should find the folded query q's
 // notes for the request req. Under FTS5, a query of three characters or
-// more is walked when it is dense: at least a page of it (pageRows) is
+// more is walked when it is dense: half a page of it (densityRows) is
 // found among the densityNotes(req) most recently updated notes, counted
-// by one probe that stops at the page; else its notes are found through
-// the index. A walk finds the titles through the titles' index when it
+// by one probe that stops there; else its notes are found through the
+// index. A walk finds the titles through the titles' index when it
 // finds at most maxPagedIndexCandidates (titled), counted by the same
 // probe. A page with the exact count, or a Dialect.BroadNotes set,
 // decides as the index finds: through it when it finds at most that many
@@ -247,14 +247,19 @@ func (s *Store) noteSearchFor(ctx context.Context, q string, req bounded.Request
 }
 
 // densityNotes is how many of the most recently updated notes the
-// density probe of a page of req reads at most.
-func densityNotes(req bounded.Request) int { return 20 * pageRows(req) }
+// density probe of a page of req reads at most: ten pages' worth. A
+// query found in densityRows(req) of them, one note in twenty, is dense.
+func densityNotes(req bounded.Request) int { return 10 * pageRows(req) }
+
+// densityRows is half a page of req, rounded up: the matches the density
+// probe looks for.
+func densityRows(req bounded.Request) int { return (pageRows(req) + 1) / 2 }
 
 // densityProbe decides between the walk and the index for the folded
 // query q and a page of req, in one statement (see [Store.noteSearchFor]).
 // The titles' index is counted only for a dense query.
 func (s *Store) densityProbe(ctx context.Context, q string, req bounded.Request) (noteSearch, bool, error) {
-	want := pageRows(req)
+	want := densityRows(req)
 	var found, titles int
 	err := s.db.QueryRowContext(ctx, "SELECT d.n, CASE WHEN d.n >= ? THEN"+
 		" (SELECT count(*) FROM (SELECT 1 FROM bounded_note_titles_fts WHERE bounded_note_titles_fts MATCH ? LIMIT ?) AS t)"+
