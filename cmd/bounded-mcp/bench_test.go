@@ -20,15 +20,18 @@ func BenchmarkWithinBudget(b *testing.B) {
 	through := connect(b, p.server, "claude-code", nil, nil)
 	dc := direct(b, up)
 	ctx := context.Background()
-	params := &mcp.CallToolParams{Name: "records", Arguments: map[string]any{"n": 300}}
+	args := map[string]any{"n": 300}
 	for _, side := range []struct {
 		name string
 		cs   *mcp.ClientSession
 	}{{"direct", dc}, {"proxy", through}} {
 		b.Run(side.name, func(b *testing.B) {
 			for b.Loop() {
-				res, err := side.cs.CallTool(ctx, params)
-				if err != nil || res.IsError {
+				// A new params each call: a call writes its client's name
+				// in the params' _meta, which the proxy chooses the
+				// profile by.
+				res, err := side.cs.CallTool(ctx, &mcp.CallToolParams{Name: "records", Arguments: args})
+				if err != nil || res.IsError || report(b, res) != nil {
 					b.Fatal(err, res)
 				}
 			}
