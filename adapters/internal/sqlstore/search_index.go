@@ -298,8 +298,6 @@ func (s *Store) searchNotesQuery(q string, how noteSearch, titled bool, req boun
 	if how == searchIndexed || how == searchWalk && s.d.NoteIndex == NoteIndexTrigramGIN {
 		switch s.d.NoteIndex {
 		case NoteIndexFTS5:
-			// The candidates are read from the index once, for the count
-			// and the page.
 			with = []cte{{"note_cands", s.db.NewRaw("SELECT i.id FROM bounded_notes_fts f JOIN bounded_note_fts_ids i ON i.rid = f.rowid"+
 				" WHERE bounded_notes_fts MATCH ?", ftsPhrase(q))}}
 			where = "n.id IN (SELECT id FROM note_cands) AND " + where
@@ -370,7 +368,8 @@ func (s *Store) searchNotesQuery(q string, how noteSearch, titled bool, req boun
 		}
 	}
 	return paged{
-		with:  with,
+		// The index's candidates, read once for the count and the page.
+		with: with, materialized: with != nil,
 		count: count,
 		page:  page,
 		keys: []key{{inner: "m.rnk", outer: "p.rnk", num: true}, {inner: "m.updated_at", outer: "p.updated_at", desc: true, num: true},

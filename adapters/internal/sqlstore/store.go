@@ -32,6 +32,7 @@ import (
 	"github.com/boundedkit/bounded/internal/keyset"
 	"github.com/boundedkit/bounded/ports"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 )
 
 // Store implements [ports.Notes], [ports.Knowledge], [ports.History] and
@@ -97,8 +98,10 @@ type key struct {
 // them, read together by [Store.run].
 type paged struct {
 	// with are common table expressions of the statement, which count
-	// and page may read.
-	with []cte
+	// and page may read; materialized evaluates them once for both (AS
+	// MATERIALIZED, on Postgres and SQLite), not once for each.
+	with         []cte
+	materialized bool
 	// count selects the rows the total counts: its FROM and WHERE, to
 	// which run adds the columns (and the cap's LIMIT) of a clone.
 	count *bun.SelectQuery
@@ -267,9 +270,22 @@ func (s *Store) run(ctx context.Context, q paged, req bounded.Request, scan func
 			Join("LEFT JOIN (?) AS p ON TRUE", page(c)).OrderExpr(order, oargs...)
 	}
 	for _, w := range q.with {
-		stmt = stmt.With(w.name, w.q)
+		wq := bun.NewWithQuery(w.name, w.q)
+		if q.materialized {
+			wq = wq.Materialized() // which bun writes for Postgres only
+		}
+		stmt = stmt.WithQuery(wq)
 	}
-	rows, err := stmt.Rows(ctx)
+	if !q.materialized || s.db.Dialect().Name() != dialect.SQLite {
+		rows, err := stmt.Rows(ctx)
+		return s.scanRows(ctx, rows, err, scan)
+	}
+	query := stmt.String()
+	for _, w := range q.with {
+		name := `"` + w.name + `"` // SQLite's quoting of an identifier
+		query = strings.Replace(query, name+" AS (", name+" AS MATERIALIZED (", 1)
+	}
+	rows, err := s.db.QueryContext(ctx, query)
 	return s.scanRows(ctx, rows, err, scan)
 }
 
