@@ -145,21 +145,16 @@ func decodeResult(raw []byte) (*mcp.CallToolResult, error) {
 }
 
 // passesWhole reports whether raw, a tool result as the upstream wrote
-// it, keeps to prof as it is: its bytes, which are at least the
-// characters of its texts, within the characters, the bytes and the
-// binary limit; the escaped newlines, at least its lines, within the
-// lines; and its tokens, counted over all its JSON, within the tokens.
-// Otherwise the result is decoded and bounded.
+// it, keeps to prof without being read: its bytes, at least the
+// characters and bytes of its texts, within the characters, the bytes,
+// the binary limit and half the tokens, as result.Bounder's check of a
+// result's size settles it; and prof has no limit on lines. Otherwise
+// the result is decoded and bounded, and the proxy still writes it as it
+// came when it passes whole.
 func passesWhole(prof profile.Profile, maxBinary int, raw []byte) bool {
-	b := prof.Budget
 	n := len(raw)
-	switch {
-	case n > b.LimitChars(), n > maxBinary, prof.MaxBytes > 0 && n > prof.MaxBytes:
-		return false
-	case prof.MaxLines > 0 && bytes.Count(raw, []byte(`\n`))+bytes.Count(raw, []byte(`"text"`))+1 > prof.MaxLines:
-		return false
-	}
-	return 2*n <= b.LimitTokens() || b.CountTokens(string(raw)) <= b.LimitTokens()
+	return n <= prof.Budget.LimitChars() && 2*n <= prof.Budget.LimitTokens() && n <= maxBinary &&
+		(prof.MaxBytes == 0 || n <= prof.MaxBytes) && prof.MaxLines == 0
 }
 
 // passedResult is a result passed whole, written as the upstream wrote

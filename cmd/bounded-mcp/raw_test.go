@@ -115,7 +115,12 @@ func TestPassesWhole(t *testing.T) {
 		{"over the characters", claude, text(strings.Repeat("x", claude.Budget.LimitChars())), false},
 		{"over the binary limit", claude, text(strings.Repeat("x", 100)), false},
 		{"over the lines", codex, text(strings.Repeat("l\n", codex.MaxLines)), false},
-		{"within the lines", codex, text(strings.Repeat("l\n", codex.MaxLines-3)), true},
+		// Lines are counted on the texts, which an upstream may escape
+		// as it likes (\u000a): a profile with lines reads the result.
+		{"a profile with lines", codex, []byte(`{"content":[{"type":"text","text":"` + strings.Repeat(`l\u000a`, codex.MaxLines) + `"}]}`), false},
+		{"a profile with lines, short", codex, text("a short answer"), false},
+		// Over half the tokens, the texts' tokens are counted on them.
+		{"over half the tokens", profile.Profile{Budget: bounded.Budget{MaxChars: 20_000, MaxTokens: 1000}}, text(strings.Repeat("ab ", 200)), false},
 		{"over the tokens", profile.Profile{Budget: bounded.Budget{MaxChars: 20_000, MaxTokens: 1000}}, text(strings.Repeat("é ", 1500)), false},
 	} {
 		maxBinary := 1 << 20
