@@ -58,10 +58,10 @@ type proxy struct {
 	mirror *mirror
 	routes *routes
 	// held holds the results of tool calls on their way, and passed
-	// the results callTool passes whole, as the upstream wrote them, by
-	// the stand-in the SDK decoded.
+	// the bytes of those callTool passes whole, as the upstream wrote
+	// them.
 	held   *held
-	passed sync.Map
+	passed passed
 
 	subMu sync.Mutex
 	subs  map[string]int // resource subscriptions by URI
@@ -231,8 +231,8 @@ func (p *proxy) receive(next mcp.MethodHandler) mcp.MethodHandler {
 		case "tools/call":
 			res, err := next(ctx, method, req)
 			if r, ok := res.(*mcp.CallToolResult); ok {
-				if whole, ok := p.passed.LoadAndDelete(r); ok && err == nil {
-					return passedResult{CallToolResult: r, whole: whole.([]byte)}, nil
+				if whole := p.passed.take(r); whole != nil && err == nil {
+					return passedResult{CallToolResult: r, whole: whole}, nil
 				}
 			}
 			return res, err
@@ -288,7 +288,7 @@ func (p *proxy) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 	if whole := p.held.take(res); whole != nil {
 		if skip || passesWhole(prof, p.cfg.bounder.Options().MaxBinaryBytes, whole) {
 			// Passed as it came: receive writes it so.
-			p.passed.Store(res, whole)
+			p.passed.store(res, whole)
 			return res, nil
 		}
 		if res, err = decodeResult(whole); err != nil {
@@ -296,7 +296,7 @@ func (p *proxy) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 		}
 		out, err := p.fit(ctx, req, prof, res)
 		if err == nil && out == res {
-			p.passed.Store(res, whole) // passed whole, after all
+			p.passed.store(res, whole) // passed whole, after all
 		}
 		return out, err
 	}

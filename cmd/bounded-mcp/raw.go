@@ -157,6 +157,41 @@ func passesWhole(prof profile.Profile, maxBinary int, raw []byte) bool {
 		(prof.MaxBytes == 0 || n <= prof.MaxBytes) && prof.MaxLines == 0
 }
 
+// passed holds, by result, the bytes callTool passes a result with,
+// until receive writes them; those of a call that fails on its way (a
+// cancellation) go after heldTTL.
+type passed struct {
+	mu      sync.Mutex
+	results map[*mcp.CallToolResult]heldResult
+}
+
+func (p *passed) store(res *mcp.CallToolResult, whole []byte) {
+	now := time.Now()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.results == nil {
+		p.results = map[*mcp.CallToolResult]heldResult{}
+	}
+	for k, r := range p.results {
+		if now.Sub(r.at) > heldTTL {
+			delete(p.results, k)
+		}
+	}
+	p.results[res] = heldResult{raw: whole, at: now}
+}
+
+// take returns and forgets the bytes res is passed with; nil for none.
+func (p *passed) take(res *mcp.CallToolResult) []byte {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	r, ok := p.results[res]
+	delete(p.results, res)
+	if !ok {
+		return nil
+	}
+	return r.raw
+}
+
 // passedResult is a result passed whole, written as the upstream wrote
 // it: the SDK does not encode it again.
 type passedResult struct {

@@ -87,6 +87,20 @@ func TestHeld(t *testing.T) {
 		t.Errorf("%d held, want the expired one gone", len(h.results))
 	}
 
+	// The bytes a result passes with are taken once; those no call
+	// takes go after heldTTL.
+	var p passed
+	kept, lost := &mcp.CallToolResult{}, &mcp.CallToolResult{}
+	p.store(lost, []byte(`{"content":[]}`))
+	p.results[lost] = heldResult{raw: p.results[lost].raw, at: time.Now().Add(-2 * heldTTL)}
+	p.store(kept, []byte(result))
+	if _, ok := p.results[lost]; ok {
+		t.Error("bytes no call took are still held")
+	}
+	if got := p.take(kept); string(got) != result || p.take(kept) != nil {
+		t.Errorf("took %s, then again", got)
+	}
+
 	dec, err := decodeResult([]byte(result))
 	if err != nil {
 		t.Fatal(err)
