@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -33,6 +34,27 @@ func BenchmarkWithinBudget(b *testing.B) {
 				res, err := side.cs.CallTool(ctx, &mcp.CallToolParams{Name: "records", Arguments: args})
 				if err != nil || res.IsError || report(b, res) != nil {
 					b.Fatal(err, res)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDecodeResult: a result of texts and structured content,
+// 20 KB, read by decodeTexts against encoding/json.
+func BenchmarkDecodeResult(b *testing.B) {
+	rs := records(300, 0)
+	text, _ := json.Marshal(rs)
+	raw, _ := json.Marshal(&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}, StructuredContent: rs})
+	for _, side := range []struct {
+		name string
+		f    func([]byte) (*mcp.CallToolResult, error)
+	}{{"encoding-json", decodeAny}, {"texts", decodeResult}} {
+		b.Run(side.name, func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			for b.Loop() {
+				if _, err := side.f(raw); err != nil {
+					b.Fatal(err)
 				}
 			}
 		})

@@ -169,7 +169,8 @@ func serve(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io.W
 	}
 	defer p.close()
 	if o.listen == "" {
-		t := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}
+		p.splice = newSplicer(stdout)
+		t := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{p.splice}}
 		err := p.server.Run(ctx, t)
 		if ctx.Err() != nil || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) {
 			return nil

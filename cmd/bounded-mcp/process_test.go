@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -232,5 +233,69 @@ func TestHTTPDownstream(t *testing.T) {
 	cmd.Wait()
 	if !strings.Contains(stderr.String(), "serving streamable HTTP") {
 		t.Errorf("stderr: %s", stderr.String())
+	}
+}
+
+// TestSpliced: over stdio, results passed whole reach the client as the
+// upstream wrote them, calls in flight at once included.
+func TestSpliced(t *testing.T) {
+	ctx := context.Background()
+	cs, _ := startBinary(t)
+	dc, err := mcp.NewClient(&mcp.Implementation{Name: "claude-code"}, nil).Connect(ctx,
+		&mcp.CommandTransport{Command: exec.Command(os.Args[0], roleUpstream)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dc.Close()
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Go(func() {
+			params := func() *mcp.CallToolParams {
+				if i%2 == 0 {
+					return &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": fmt.Sprintf("answer %d", i)}}
+				}
+				return &mcp.CallToolParams{Name: "records", Arguments: map[string]any{"n": 20 * i}}
+			}
+			want, err := dc.CallTool(ctx, params())
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			got, err := cs.CallTool(ctx, params())
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			w, _ := json.Marshal(want)
+			g, _ := json.Marshal(got)
+			if !bytes.Equal(w, g) {
+				t.Errorf("call %d: through bounded-mcp %.300s, from the upstream %.300s", i, g, w)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// TestSplicer: each stand-in a message names is replaced by its result,
+// once; anything else is written as it came.
+func TestSplicer(t *testing.T) {
+	var out bytes.Buffer
+	s := newSplicer(&out)
+	a, b := s.standIn([]byte(`{"content":[{"type":"text","text":"a"}]}`)), s.standIn([]byte(`{"content":[]}`))
+	unknown := splicePrefix + strings.Repeat("0", 32) + `"}}`
+	for _, tc := range []struct{ in, want string }{
+		{`{"jsonrpc":"2.0","id":1,"result":{"content":[]}}` + "\n", `{"jsonrpc":"2.0","id":1,"result":{"content":[]}}` + "\n"},
+		{`{"id":2,"result":` + string(a) + "}\n", `{"id":2,"result":{"content":[{"type":"text","text":"a"}]}}` + "\n"},
+		{`{"id":2,"result":` + string(a) + "}\n", `{"id":2,"result":` + string(a) + "}\n"}, // taken once
+		{`[{"id":3,"result":` + string(b) + `},{"id":4,"result":` + unknown + `}]`, `[{"id":3,"result":{"content":[]}},{"id":4,"result":` + unknown + `}]`},
+		{`{"result":` + splicePrefix + `short"}}`, `{"result":` + splicePrefix + `short"}}`},
+	} {
+		out.Reset()
+		if n, err := s.Write([]byte(tc.in)); err != nil || n != len(tc.in) || out.String() != tc.want {
+			t.Errorf("Write(%s) = %d, %v: wrote %s, want %s", tc.in, n, err, out.String(), tc.want)
+		}
+	}
+	if len(s.results) != 0 {
+		t.Errorf("%d results still held", len(s.results))
 	}
 }

@@ -62,6 +62,9 @@ type proxy struct {
 	// them.
 	held   *held
 	passed passed
+	// splice, when set, writes the client's stream: a result passed
+	// whole is encoded as a stand-in it replaces.
+	splice *splicer
 
 	subMu sync.Mutex
 	subs  map[string]int // resource subscriptions by URI
@@ -232,6 +235,9 @@ func (p *proxy) receive(next mcp.MethodHandler) mcp.MethodHandler {
 			res, err := next(ctx, method, req)
 			if r, ok := res.(*mcp.CallToolResult); ok {
 				if whole := p.passed.take(r); whole != nil && err == nil {
+					if p.splice != nil {
+						whole = p.splice.standIn(whole)
+					}
 					return passedResult{CallToolResult: r, whole: whole}, nil
 				}
 			}

@@ -6,8 +6,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -125,8 +127,17 @@ func (h *held) take(res *mcp.CallToolResult) []byte {
 
 // decodeResult decodes raw, a tool result as the upstream wrote it, with
 // its structured content as it came (json.RawMessage): not decoded into
-// maps, to be encoded again.
+// maps, to be encoded again. A result of texts is read by [decodeTexts];
+// any other by encoding/json.
 func decodeResult(raw []byte) (*mcp.CallToolResult, error) {
+	if res, ok := decodeTexts(raw); ok {
+		return res, nil
+	}
+	return decodeAny(raw)
+}
+
+// decodeAny is decodeResult by encoding/json.
+func decodeAny(raw []byte) (*mcp.CallToolResult, error) {
 	var structured []byte
 	if bytes.Contains(raw, []byte(`"structuredContent"`)) {
 		if start, end, ok := memberValue(raw, "structuredContent"); ok {
@@ -142,6 +153,261 @@ func decodeResult(raw []byte) (*mcp.CallToolResult, error) {
 		res.StructuredContent = json.RawMessage(structured)
 	}
 	return res, nil
+}
+
+// decodeTexts decodes raw, valid JSON, when it is a result whose members
+// are content, structuredContent, isError and _meta, once each, and whose
+// content is texts with a type and a text alone: as json.Unmarshal
+// would, without its reflection. It reports false for any other result.
+func decodeTexts(raw []byte) (*mcp.CallToolResult, bool) {
+	res := new(mcp.CallToolResult)
+	var seen [4]bool
+	once := func(i int) bool {
+		ok := !seen[i]
+		seen[i] = true
+		return ok
+	}
+	ok := members(raw, func(key string, v []byte) bool {
+		switch key {
+		case "content":
+			res.Content = []mcp.Content{}
+			return once(0) && elements(v, func(e []byte) bool {
+				var typed, hasText bool
+				var text string
+				ok := members(e, func(key string, v []byte) bool {
+					switch {
+					case key == "type" && !typed:
+						typed = string(v) == `"text"`
+						return typed
+					case key == "text" && !hasText:
+						text, hasText = unquote(v)
+						return hasText
+					}
+					return false
+				})
+				if !ok || !typed || !hasText {
+					return false
+				}
+				res.Content = append(res.Content, &mcp.TextContent{Text: text})
+				return true
+			})
+		case "structuredContent":
+			if string(v) != "null" {
+				res.StructuredContent = json.RawMessage(v)
+			}
+			return once(1)
+		case "isError":
+			res.IsError = string(v) == "true"
+			return once(2) && (res.IsError || string(v) == "false")
+		case "_meta":
+			return once(3) && len(v) > 0 && v[0] == '{' && json.Unmarshal(v, &res.Meta) == nil
+		}
+		return false
+	})
+	return res, ok && seen[0]
+}
+
+// members calls f with the key and the value of each member of the
+// object b, in order, while f returns true. It reports false when b is
+// not an object, a key has an escape, or f returned false. b is valid
+// JSON: members checks its shape, not its grammar.
+func members(b []byte, f func(key string, v []byte) bool) bool {
+	i := skipSpace(b, 0)
+	if i == len(b) || b[i] != '{' {
+		return false
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return skipSpace(b, i+1) == len(b)
+	}
+	for i < len(b) {
+		if b[i] != '"' {
+			return false
+		}
+		end := stringEnd(b, i)
+		if end < 0 || bytes.IndexByte(b[i:end], '\\') >= 0 {
+			return false
+		}
+		key := b[i+1 : end-1]
+		i = skipSpace(b, end)
+		if i == len(b) || b[i] != ':' {
+			return false
+		}
+		i = skipSpace(b, i+1)
+		end = valueEnd(b, i)
+		if end < 0 || !f(string(key), b[i:end]) {
+			return false
+		}
+		i = skipSpace(b, end)
+		if i == len(b) {
+			return false
+		}
+		switch b[i] {
+		case '}':
+			return skipSpace(b, i+1) == len(b)
+		case ',':
+			i = skipSpace(b, i+1)
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// elements calls f with each element of the array b, in order, while f
+// returns true. It reports false when b is not an array or f returned
+// false. b is valid JSON.
+func elements(b []byte, f func(e []byte) bool) bool {
+	i := skipSpace(b, 0)
+	if i == len(b) || b[i] != '[' {
+		return false
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return skipSpace(b, i+1) == len(b)
+	}
+	for i < len(b) {
+		end := valueEnd(b, i)
+		if end < 0 || !f(b[i:end]) {
+			return false
+		}
+		i = skipSpace(b, end)
+		if i == len(b) {
+			return false
+		}
+		switch b[i] {
+		case ']':
+			return skipSpace(b, i+1) == len(b)
+		case ',':
+			i = skipSpace(b, i+1)
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// valueEnd returns where the JSON value at b[i] ends; -1 when it does
+// not. b is valid JSON.
+func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return stringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				if i = stringEnd(b, i); i < 0 {
+					return -1
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return -1
+	}
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
+		j++
+	}
+	if j == i {
+		return -1
+	}
+	return j
+}
+
+// stringEnd returns where the string at b[i] ends, past its closing
+// quote; -1 when it does not.
+func stringEnd(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return -1
+}
+
+// unquote returns the JSON string v as json.Unmarshal decodes it.
+func unquote(v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' {
+		return "", false
+	}
+	if in := v[1 : len(v)-1]; utf8.Valid(in) && !hasControl(in) {
+		if out, ok := unescape(in); ok {
+			return out, true
+		}
+	}
+	var s string
+	return s, json.Unmarshal(v, &s) == nil
+}
+
+// unescape returns in, the inside of a JSON string, unescaped; false
+// when it holds a \u escape, left to encoding/json.
+func unescape(in []byte) (string, bool) {
+	k := bytes.IndexByte(in, '\\')
+	if k < 0 {
+		return string(in), true
+	}
+	out := make([]byte, k, len(in))
+	copy(out, in)
+	for i := k; i < len(in); i++ {
+		c := in[i]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		if i++; i == len(in) {
+			return "", false
+		}
+		switch c = in[i]; c {
+		case '"', '\\', '/':
+		case 'b':
+			c = '\b'
+		case 'f':
+			c = '\f'
+		case 'n':
+			c = '\n'
+		case 'r':
+			c = '\r'
+		case 't':
+			c = '\t'
+		default:
+			return "", false
+		}
+		out = append(out, c)
+	}
+	return string(out), true
+}
+
+// hasControl reports whether b holds a control character, which JSON
+// strings may not hold unescaped.
+func hasControl(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return false
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
 }
 
 // passesWhole reports whether raw, a tool result as the upstream wrote
@@ -227,4 +493,74 @@ func memberValue(b []byte, key string) (start, end int, ok bool) {
 		}
 	}
 	return 0, 0, false
+}
+
+// splicePrefix opens the stand-in a result passed whole is encoded as
+// when the client's connection splices ([splicer]).
+const splicePrefix = `{"content":[],"_meta":{"boundedkit/passed":"`
+
+// splicer writes a client's stdio stream, with each stand-in of a result
+// passed whole replaced by the result's bytes: the SDK encodes the short
+// stand-in, not the result, which goes out as the upstream wrote it. The
+// SDK writes each message in one Write, and a stand-in is JSON
+// structure, never inside a string, naming a token only this process
+// knows.
+type splicer struct {
+	w       io.Writer
+	mu      sync.Mutex
+	results map[string]heldResult
+}
+
+func newSplicer(w io.Writer) *splicer { return &splicer{w: w, results: map[string]heldResult{}} }
+
+// standIn keeps whole and returns what the SDK encodes in its place;
+// bytes no message names go after heldTTL.
+func (s *splicer) standIn(whole []byte) []byte {
+	var tok [16]byte
+	rand.Read(tok[:])
+	token := hex.EncodeToString(tok[:])
+	now := time.Now()
+	s.mu.Lock()
+	for k, r := range s.results {
+		if now.Sub(r.at) > heldTTL {
+			delete(s.results, k)
+		}
+	}
+	s.results[token] = heldResult{raw: whole, at: now}
+	s.mu.Unlock()
+	return []byte(splicePrefix + token + `"}}`)
+}
+
+func (s *splicer) Write(p []byte) (int, error) {
+	i := bytes.Index(p, []byte(splicePrefix))
+	if i < 0 {
+		return s.w.Write(p)
+	}
+	out := make([]byte, 0, len(p))
+	rest := p
+	for i >= 0 {
+		tokenAt := i + len(splicePrefix)
+		end := tokenAt + 32 + len(`"}}`)
+		if end > len(rest) || string(rest[tokenAt+32:end]) != `"}}` {
+			out = append(out, rest[:tokenAt]...)
+			rest = rest[tokenAt:]
+		} else {
+			s.mu.Lock()
+			r, ok := s.results[string(rest[tokenAt:tokenAt+32])]
+			delete(s.results, string(rest[tokenAt:tokenAt+32]))
+			s.mu.Unlock()
+			if ok {
+				out = append(append(out, rest[:i]...), r.raw...)
+			} else {
+				out = append(out, rest[:end]...)
+			}
+			rest = rest[end:]
+		}
+		i = bytes.Index(rest, []byte(splicePrefix))
+	}
+	out = append(out, rest...)
+	if _, err := s.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
@@ -143,6 +144,70 @@ func TestPassesWhole(t *testing.T) {
 		}
 		if got := passesWhole(tc.prof, maxBinary, tc.raw); got != tc.want {
 			t.Errorf("%s: passesWhole = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// FuzzDecodeTexts: what decodeTexts reads of a result, encoding/json
+// reads the same.
+func FuzzDecodeTexts(f *testing.F) {
+	for _, s := range []string{
+		`{"content":[{"type":"text","text":"Zürich\n东京 \"q\" \\"}],"structuredContent":{"a":[1,"]}"]},"isError":false}`,
+		`{"content":[],"_meta":{"k":"v"},"isError":true}`,
+		` { "content" : [ { "text" : "a\u0041" , "type" : "text" } ] , "structuredContent" : null } `,
+		`{"content":[{"type":"text","text":"\ud83d\ude00 \u00e9"}],"structuredContent":"x\\\""}`,
+		`{"content":[{"type":"image","data":"AA==","mimeType":"image/png"}]}`,
+		`{"content":[{"type":"text","text":"a"}],"content":[]}`,
+		`{"structuredContent":{"records":[{"id":1,"name":"r"}]},"content":[{"type":"text","text":"{\"records\":[{\"id\":1}]}"}]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if !json.Valid(raw) {
+			return
+		}
+		fast, ok := decodeTexts(raw)
+		if !ok {
+			return
+		}
+		slow, err := decodeAny(raw)
+		if err != nil {
+			t.Fatalf("decodeTexts read %s, which encoding/json refuses: %v", raw, err)
+		}
+		a, errA := json.Marshal(fast)
+		b, errB := json.Marshal(slow)
+		if errA != nil || errB != nil || !bytes.Equal(a, b) {
+			t.Fatalf("%s:\ndecodeTexts %s (%v)\nencoding/json %s (%v)", raw, a, errA, b, errB)
+		}
+	})
+}
+
+// TestDecodeTexts: results of texts are read without encoding/json's
+// reflection; any other shape is left to it.
+func TestDecodeTexts(t *testing.T) {
+	for raw, want := range map[string]bool{
+		`{"content":[{"type":"text","text":"Zürich \"q\""}],"structuredContent":{"a":[1,"]}"]},"isError":false}`: true,
+		` { "content" : [ ] , "_meta" : { "k" : 1 } } `:                                                          true,
+		`{"content":[{"type":"image","data":"AA==","mimeType":"image/png"}]}`:                                    false,
+		`{"content":[{"type":"text","text":"a","annotations":{"priority":1}}]}`:                                  false,
+		`{"content":[{"type":"text","text":"a"}],"content":[]}`:                                                  false,
+		`{"structuredContent":{}}`: false,
+		`{"content":[],"other":1}`: false,
+		`{"\u0063ontent":[]}`:      false,
+	} {
+		res, ok := decodeTexts([]byte(raw))
+		if ok != want {
+			t.Errorf("decodeTexts(%s) = %v, want %v", raw, ok, want)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		slow, err := decodeAny([]byte(raw))
+		a, _ := json.Marshal(res)
+		b, _ := json.Marshal(slow)
+		if err != nil || !bytes.Equal(a, b) {
+			t.Errorf("decodeTexts(%s) = %s, encoding/json %s (%v)", raw, a, b, err)
 		}
 	}
 }
