@@ -12,7 +12,7 @@ import (
 
 	"github.com/boundedkit/bounded"
 	"github.com/boundedkit/bounded/driver"
-	"github.com/boundedkit/bounded/result/internal/jtree"
+	"github.com/boundedkit/bounded/internal/jtree"
 )
 
 // Defaults of [Options].

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/boundedkit/bounded"
-	"github.com/boundedkit/bounded/result/internal/jtree"
+	"github.com/boundedkit/bounded/internal/jtree"
 )
 
 // Document shapes: what is bounded and kept.

@@ -19,7 +19,7 @@ func TestDependencies(t *testing.T) {
 	for _, dep := range strings.Fields(string(out)) {
 		switch dep {
 		case "github.com/boundedkit/bounded", "github.com/boundedkit/bounded/driver",
-			"github.com/boundedkit/bounded/result", "github.com/boundedkit/bounded/result/internal/jtree":
+			"github.com/boundedkit/bounded/result", "github.com/boundedkit/bounded/internal/jtree":
 		default:
 			t.Errorf("result imports %s", dep)
 		}

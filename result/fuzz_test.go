@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/boundedkit/bounded"
-	"github.com/boundedkit/bounded/result/internal/jtree"
+	"github.com/boundedkit/bounded/internal/jtree"
 )
 
 // FuzzBound bounds any bytes as structured content and as text at a small

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/boundedkit/bounded"
-	"github.com/boundedkit/bounded/result/internal/jtree"
+	"github.com/boundedkit/bounded/internal/jtree"
 )
 
 // cutNouns name what a cut counts.

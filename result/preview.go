@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/boundedkit/bounded"
-	"github.com/boundedkit/bounded/result/internal/jtree"
+	"github.com/boundedkit/bounded/internal/jtree"
 )
 
 // caps are the most a preview keeps: elements of an array, members of an

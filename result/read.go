@@ -14,7 +14,7 @@ import (
 
 	"github.com/boundedkit/bounded"
 	"github.com/boundedkit/bounded/driver"
-	"github.com/boundedkit/bounded/result/internal/jtree"
+	"github.com/boundedkit/bounded/internal/jtree"
 )
 
 // ErrInvalidRead is wrapped by the errors of a read's arguments: a

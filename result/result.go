@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/boundedkit/bounded"
-	"github.com/boundedkit/bounded/result/internal/jtree"
+	"github.com/boundedkit/bounded/internal/jtree"
 )
 
 // Errors of the JSON a result holds, which [Bounder.Bound] refuses when the

@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/boundedkit/bounded"
-	"github.com/boundedkit/bounded/result/internal/jtree"
+	"github.com/boundedkit/bounded/internal/jtree"
 )
 
 // A value over splitBytes is stored in segments of about chunkBytes: a

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/boundedkit/bounded/internal/jtree"
 	"github.com/boundedkit/bounded/profile"
 )
 
@@ -27,7 +28,11 @@ const heldTTL = time.Minute
 
 // held keeps the results of tool calls as the upstream wrote them, by
 // token, until the call that gets the result takes it.
-type held struct {
+type held struct{ tokens }
+
+// tokens holds bytes by a random token, each until it is taken or for
+// heldTTL.
+type tokens struct {
 	mu      sync.Mutex
 	results map[string]heldResult
 }
@@ -37,7 +42,34 @@ type heldResult struct {
 	at  time.Time
 }
 
-func newHeld() *held { return &held{results: map[string]heldResult{}} }
+func newHeld() *held { return &held{tokens{results: map[string]heldResult{}}} }
+
+// put keeps raw and returns its token, 32 hex digits; it drops what
+// waited over heldTTL.
+func (t *tokens) put(raw []byte) string {
+	var tok [16]byte
+	rand.Read(tok[:])
+	token := hex.EncodeToString(tok[:])
+	now := time.Now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for k, r := range t.results {
+		if now.Sub(r.at) > heldTTL {
+			delete(t.results, k)
+		}
+	}
+	t.results[token] = heldResult{raw: raw, at: now}
+	return token
+}
+
+// take returns and forgets the bytes of token.
+func (t *tokens) take(token string) ([]byte, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	r, ok := t.results[token]
+	delete(t.results, token)
+	return r.raw, ok
+}
 
 // heldTransport is an upstream transport whose connection holds the
 // results of tool calls ([heldConn]).
@@ -93,19 +125,7 @@ func (c *heldConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 // hold keeps result and returns its stand-in: a result with no content,
 // whose _meta names the token.
 func (h *held) hold(result json.RawMessage) json.RawMessage {
-	var tok [16]byte
-	rand.Read(tok[:])
-	token := hex.EncodeToString(tok[:])
-	now := time.Now()
-	h.mu.Lock()
-	for k, r := range h.results {
-		if now.Sub(r.at) > heldTTL {
-			delete(h.results, k)
-		}
-	}
-	h.results[token] = heldResult{raw: bytes.Clone(result), at: now}
-	h.mu.Unlock()
-	return json.RawMessage(`{"content":[],"_meta":{"` + keyHeld + `":"` + token + `"}}`)
+	return json.RawMessage(`{"content":[],"_meta":{"` + keyHeld + `":"` + h.put(bytes.Clone(result)) + `"}}`)
 }
 
 // take returns the result res stands in for, as the upstream wrote it;
@@ -115,14 +135,8 @@ func (h *held) take(res *mcp.CallToolResult) []byte {
 	if !ok || len(res.Content) > 0 || len(res.Meta) != 1 {
 		return nil
 	}
-	h.mu.Lock()
-	r, ok := h.results[token]
-	delete(h.results, token)
-	h.mu.Unlock()
-	if !ok {
-		return nil
-	}
-	return r.raw
+	raw, _ := h.tokens.take(token)
+	return raw
 }
 
 // decodeResult decodes raw, a tool result as the upstream wrote it, with
@@ -212,71 +226,51 @@ func decodeTexts(raw []byte) (*mcp.CallToolResult, bool) {
 // not an object, a key has an escape, or f returned false. b is valid
 // JSON: members checks its shape, not its grammar.
 func members(b []byte, f func(key string, v []byte) bool) bool {
-	i := skipSpace(b, 0)
-	if i == len(b) || b[i] != '{' {
-		return false
-	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return skipSpace(b, i+1) == len(b)
-	}
-	for i < len(b) {
-		if b[i] != '"' {
-			return false
-		}
-		end := stringEnd(b, i)
-		if end < 0 || bytes.IndexByte(b[i:end], '\\') >= 0 {
-			return false
-		}
-		key := b[i+1 : end-1]
-		i = skipSpace(b, end)
-		if i == len(b) || b[i] != ':' {
-			return false
-		}
-		i = skipSpace(b, i+1)
-		end = valueEnd(b, i)
-		if end < 0 || !f(string(key), b[i:end]) {
-			return false
-		}
-		i = skipSpace(b, end)
-		if i == len(b) {
-			return false
-		}
-		switch b[i] {
-		case '}':
-			return skipSpace(b, i+1) == len(b)
-		case ',':
-			i = skipSpace(b, i+1)
-		default:
-			return false
-		}
-	}
-	return false
+	return each(b, '{', '}', f)
 }
 
 // elements calls f with each element of the array b, in order, while f
 // returns true. It reports false when b is not an array or f returned
 // false. b is valid JSON.
 func elements(b []byte, f func(e []byte) bool) bool {
+	return each(b, '[', ']', func(_ string, e []byte) bool { return f(e) })
+}
+
+// each calls f with each member (open '{') or element (open '[') of b.
+func each(b []byte, open, close byte, f func(key string, v []byte) bool) bool {
 	i := skipSpace(b, 0)
-	if i == len(b) || b[i] != '[' {
+	if i == len(b) || b[i] != open {
 		return false
 	}
 	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == ']' {
+	if i < len(b) && b[i] == close {
 		return skipSpace(b, i+1) == len(b)
 	}
 	for i < len(b) {
+		var key []byte
+		if open == '{' {
+			if b[i] != '"' {
+				return false
+			}
+			end := jtree.SkipString(b, i)
+			if bytes.IndexByte(b[i:end], '\\') >= 0 {
+				return false
+			}
+			key = b[i+1 : end-1]
+			if i = skipSpace(b, end); i == len(b) || b[i] != ':' {
+				return false
+			}
+			i = skipSpace(b, i+1)
+		}
 		end := valueEnd(b, i)
-		if end < 0 || !f(b[i:end]) {
+		if end < 0 || !f(string(key), b[i:end]) {
 			return false
 		}
-		i = skipSpace(b, end)
-		if i == len(b) {
+		if i = skipSpace(b, end); i == len(b) {
 			return false
 		}
 		switch b[i] {
-		case ']':
+		case close:
 			return skipSpace(b, i+1) == len(b)
 		case ',':
 			i = skipSpace(b, i+1)
@@ -293,28 +287,8 @@ func valueEnd(b []byte, i int) int {
 	if i >= len(b) {
 		return -1
 	}
-	switch b[i] {
-	case '"':
-		return stringEnd(b, i)
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				if i = stringEnd(b, i); i < 0 {
-					return -1
-				}
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return -1
+	if c := b[i]; c == '"' || c == '{' || c == '[' {
+		return jtree.SkipValue(b, i)
 	}
 	j := i
 	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
@@ -326,70 +300,16 @@ func valueEnd(b []byte, i int) int {
 	return j
 }
 
-// stringEnd returns where the string at b[i] ends, past its closing
-// quote; -1 when it does not.
-func stringEnd(b []byte, i int) int {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
-		}
-	}
-	return -1
-}
-
 // unquote returns the JSON string v as json.Unmarshal decodes it.
 func unquote(v []byte) (string, bool) {
 	if len(v) < 2 || v[0] != '"' {
 		return "", false
 	}
 	if in := v[1 : len(v)-1]; utf8.Valid(in) && !hasControl(in) {
-		if out, ok := unescape(in); ok {
-			return out, true
-		}
+		return jtree.Unquote(v), true
 	}
 	var s string
 	return s, json.Unmarshal(v, &s) == nil
-}
-
-// unescape returns in, the inside of a JSON string, unescaped; false
-// when it holds a \u escape, left to encoding/json.
-func unescape(in []byte) (string, bool) {
-	k := bytes.IndexByte(in, '\\')
-	if k < 0 {
-		return string(in), true
-	}
-	out := make([]byte, k, len(in))
-	copy(out, in)
-	for i := k; i < len(in); i++ {
-		c := in[i]
-		if c != '\\' {
-			out = append(out, c)
-			continue
-		}
-		if i++; i == len(in) {
-			return "", false
-		}
-		switch c = in[i]; c {
-		case '"', '\\', '/':
-		case 'b':
-			c = '\b'
-		case 'f':
-			c = '\f'
-		case 'n':
-			c = '\n'
-		case 'r':
-			c = '\r'
-		case 't':
-			c = '\t'
-		default:
-			return "", false
-		}
-		out = append(out, c)
-	}
-	return string(out), true
 }
 
 // hasControl reports whether b holds a control character, which JSON
@@ -506,29 +426,18 @@ const splicePrefix = `{"content":[],"_meta":{"boundedkit/passed":"`
 // structure, never inside a string, naming a token only this process
 // knows.
 type splicer struct {
-	w       io.Writer
-	mu      sync.Mutex
-	results map[string]heldResult
+	w io.Writer
+	tokens
 }
 
-func newSplicer(w io.Writer) *splicer { return &splicer{w: w, results: map[string]heldResult{}} }
+func newSplicer(w io.Writer) *splicer {
+	return &splicer{w: w, tokens: tokens{results: map[string]heldResult{}}}
+}
 
 // standIn keeps whole and returns what the SDK encodes in its place;
 // bytes no message names go after heldTTL.
 func (s *splicer) standIn(whole []byte) []byte {
-	var tok [16]byte
-	rand.Read(tok[:])
-	token := hex.EncodeToString(tok[:])
-	now := time.Now()
-	s.mu.Lock()
-	for k, r := range s.results {
-		if now.Sub(r.at) > heldTTL {
-			delete(s.results, k)
-		}
-	}
-	s.results[token] = heldResult{raw: whole, at: now}
-	s.mu.Unlock()
-	return []byte(splicePrefix + token + `"}}`)
+	return []byte(splicePrefix + s.put(whole) + `"}}`)
 }
 
 func (s *splicer) Write(p []byte) (int, error) {
@@ -545,12 +454,8 @@ func (s *splicer) Write(p []byte) (int, error) {
 			out = append(out, rest[:tokenAt]...)
 			rest = rest[tokenAt:]
 		} else {
-			s.mu.Lock()
-			r, ok := s.results[string(rest[tokenAt:tokenAt+32])]
-			delete(s.results, string(rest[tokenAt:tokenAt+32]))
-			s.mu.Unlock()
-			if ok {
-				out = append(append(out, rest[:i]...), r.raw...)
+			if raw, ok := s.take(string(rest[tokenAt : tokenAt+32])); ok {
+				out = append(append(out, rest[:i]...), raw...)
 			} else {
 				out = append(out, rest[:end]...)
 			}
