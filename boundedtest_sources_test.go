@@ -7,6 +7,7 @@ import (
 
 	"github.com/boundedkit/bounded"
 	"github.com/boundedkit/bounded/boundedtest"
+	"github.com/boundedkit/bounded/driver"
 )
 
 // ranked is a result scored for relevance: sorted by Score descending,
@@ -29,10 +30,10 @@ func rankedItems(n int) []ranked {
 // boundedtest: each pages exactly like the slice it stands for.
 func TestSourcesWithBoundedtest(t *testing.T) {
 	want := rankedItems(31)
-	byOffset := func(_ context.Context, r bounded.Request) ([]ranked, int, error) {
+	byOffset := func(_ context.Context, r driver.Request) ([]ranked, int, error) {
 		return want[min(r.Offset, len(want)):min(r.Offset+r.Limit, len(want))], len(want), nil
 	}
-	uncounted := func(_ context.Context, r bounded.Request) ([]ranked, int, error) {
+	uncounted := func(_ context.Context, r driver.Request) ([]ranked, int, error) {
 		return want[min(r.Offset, len(want)):min(r.Offset+r.Limit+1, len(want))], -1, nil
 	}
 	limits := bounded.Limits{Default: 5, Max: 20}
@@ -57,7 +58,7 @@ func TestSourcesWithBoundedtest(t *testing.T) {
 // Rows.Count documents for CountCapped: up to CountCap+1.
 func TestFromFuncCappedCount(t *testing.T) {
 	want := rankedItems(31)
-	capped := func(_ context.Context, r bounded.Request) ([]ranked, int, error) {
+	capped := func(_ context.Context, r driver.Request) ([]ranked, int, error) {
 		total := len(want)
 		switch r.Count {
 		case bounded.CountCapped:

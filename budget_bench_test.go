@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/boundedkit/bounded/driver"
 )
 
 // benchDoc is a realistic search result: an id, a title, a path, about 300
@@ -52,9 +54,9 @@ var benchSizes = []int{10, 100, 1000}
 // nothing is cut, so that Fit keeps exactly the items json.Marshal encodes.
 func benchInput(n int) ([]benchDoc, FitInput[benchDoc], Budget) {
 	docs := benchDocs(n)
-	req := Request{Limit: n}
+	req := driver.Request{Limit: n}
 	in := FitInput[benchDoc]{
-		Page: Paged[benchDoc]{Items: docs, Page: req.info(5*n, n)},
+		Page: Paged[benchDoc]{Items: docs, Page: pageInfo(req, 5*n, n)},
 		Call: Call{Tool: "search_knowledge", Args: Args{{"query", "auth"}}, Paging: ByPage, DefaultLimit: n},
 	}
 	return docs, in, Budget{MaxChars: 10_000_000}
@@ -148,7 +150,7 @@ var benchFixtures = []benchFixture{
 func vsMarshal[T any](b *testing.B, items []T) {
 	n := len(items)
 	in := FitInput[T]{
-		Page: Paged[T]{Items: items, Page: Request{Limit: n}.info(5*n, n)},
+		Page: Paged[T]{Items: items, Page: pageInfo(driver.Request{Limit: n}, 5*n, n)},
 		Call: Call{Tool: "search_knowledge", Args: Args{{"query", "auth"}}, Paging: ByPage, DefaultLimit: n},
 	}
 	fitVsMarshal(b, items, in, Budget{MaxChars: 10_000_000})

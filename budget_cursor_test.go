@@ -65,7 +65,7 @@ func (s *keyedStore) page(p Page) (Paged[doc], error) {
 	if start < end {
 		items = slices.Clone(s.items[start:end])
 	}
-	info := req.finish(len(items), end < len(s.items), len(s.items))
+	info := finishPage(req, len(items), end < len(s.items), len(s.items))
 	if len(items) > 0 {
 		if err := info.setCursors(s.codec, keyedScope, docKeys(items[0]), docKeys(items[len(items)-1]), false); err != nil {
 			return Paged[doc]{}, err

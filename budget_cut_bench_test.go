@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
+
+	"github.com/boundedkit/bounded/driver"
 )
 
 // BenchmarkFitCutVsMarshalKept fits 10, 100 and 1,000 items of each
@@ -34,7 +36,7 @@ func BenchmarkFitCutVsMarshalKept(b *testing.B) {
 func cutVsMarshalKept[T any](b *testing.B, items []T) {
 	n := len(items)
 	in := FitInput[T]{
-		Page: Paged[T]{Items: items, Page: Request{Limit: n}.info(5*n, n)},
+		Page: Paged[T]{Items: items, Page: pageInfo(driver.Request{Limit: n}, 5*n, n)},
 		Call: Call{Tool: "search_knowledge", Args: Args{{"query", "auth"}}, Paging: ByPage, DefaultLimit: n},
 	}
 	head, err := json.Marshal(items[:28])

@@ -16,6 +16,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/boundedkit/bounded/driver"
 	"github.com/boundedkit/bounded/internal/deeptest"
 )
 
@@ -56,8 +57,8 @@ func docs(lengths ...int) []doc {
 
 // pageOf builds the page of items at offset in a result set of total items.
 func pageOf[T any](items []T, offset, limit, total int) Paged[T] {
-	req := Request{Limit: limit, Offset: offset}
-	return Paged[T]{Items: items, Page: req.info(total, len(items))}
+	req := driver.Request{Limit: limit, Offset: offset}
+	return Paged[T]{Items: items, Page: pageInfo(req, total, len(items))}
 }
 
 var searchCall = Call{Tool: "search", Args: Args{{"query", "auth"}}, DefaultLimit: 10}
@@ -971,7 +972,7 @@ func serve[T any](data []T, l Limits, call Call, style HintStyle, b Budget, args
 	}
 	lo := min(req.Offset, len(data))
 	hi := min(req.Offset+req.Limit, len(data))
-	in := FitInput[T]{Page: Paged[T]{Items: data[lo:hi], Page: req.info(len(data), hi-lo)}, Call: call, Hints: style}
+	in := FitInput[T]{Page: Paged[T]{Items: data[lo:hi], Page: pageInfo(req, len(data), hi-lo)}, Call: call, Hints: style}
 	fd, err := Fit(b, in)
 	return in, fd, err
 }

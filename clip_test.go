@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/boundedkit/bounded/driver"
 )
 
 // TestClipKeepsEncoding: a result clipped to fit is written as
@@ -24,7 +26,7 @@ func TestClipKeepsEncoding(t *testing.T) {
 		Meta: map[string]string{"k\xfe": "v\xfd<&>"},
 	}
 	fd, err := Fit(Budget{MaxChars: 2000, Margin: 1}, FitInput[item]{
-		Page: Paged[item]{Items: []item{it}, Page: Request{Limit: 1}.info(1, 1)},
+		Page: Paged[item]{Items: []item{it}, Page: pageInfo(driver.Request{Limit: 1}, 1, 1)},
 		Call: Call{Tool: "t", DefaultLimit: 1},
 	})
 	if err != nil {

@@ -25,7 +25,7 @@ func cursorsAt[T any](codec driver.Codec, scope string, offset int, items []T, k
 }
 
 // encodeAt encodes cur for scope, or returns "" for keys no cursor can
-// hold (nil keys, which [Rows.Keys] returns for such an item, or a cursor
+// hold (nil keys, which [driver.Rows] Keys returns for such an item, or a cursor
 // over [driver.MaxCursorBytes]): the page goes on by offset there. A key
 // of a type no cursor holds is an error wrapping [ErrInvalidSource].
 func encodeAt(codec driver.Codec, scope string, cur driver.Cursor) (string, error) {

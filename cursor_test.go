@@ -56,18 +56,18 @@ func TestNeedsExactTotal(t *testing.T) {
 			t.Fatal(err)
 		}
 		r.At = c.at
-		if got := r.needsExactTotal(c.returned); got != c.want {
+		if got := needsExactTotal(r, c.returned); got != c.want {
 			t.Errorf("%+v (cursor %v), %d returned: NeedsExactTotal %v, want %v", c.p, c.at != nil, c.returned, got, c.want)
 		}
 	}
-	if r := (Request{Count: CountCapped, CountCap: 5}).exact(); r.Count != CountExact || r.CountCap != 0 {
+	if r := countExactly(driver.Request{Count: CountCapped, CountCap: 5}); r.Count != CountExact || r.CountCap != 0 {
 		t.Errorf("Exact: %+v", r)
 	}
 }
 
 func TestFinish(t *testing.T) {
 	l := Limits{Default: 10, Max: 50}
-	req := func(p Page) Request {
+	req := func(p Page) driver.Request {
 		r, err := l.Normalize(p)
 		if err != nil {
 			t.Fatal(err)
@@ -76,7 +76,7 @@ func TestFinish(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name     string
-		r        Request
+		r        driver.Request
 		returned int
 		more     bool
 		counted  int
@@ -90,11 +90,11 @@ func TestFinish(t *testing.T) {
 		{"capped deep", req(Page{Offset: 100, Count: CountCapped, CountCap: 20}), 10, true, 21, PageInfo{Total: 110, TotalKind: TotalAtLeast, Limit: 10, Offset: 100, Returned: 10, HasMore: true, NextOffset: 110}},
 		{"none", req(Page{Count: CountNone}), 10, true, 0, PageInfo{Total: 10, TotalKind: TotalUnknown, Limit: 10, Returned: 10, HasMore: true, NextOffset: 10}},
 		{"none, empty set", req(Page{Count: CountNone}), 0, false, 0, PageInfo{Limit: 10}},
-		{"forward cursor", Request{Limit: 10, Offset: 20, Count: CountExact, At: &driver.Cursor{Offset: 20}}, 10, true, 40, PageInfo{Total: 40, Limit: 10, Offset: 20, Returned: 10, HasMore: true, NextOffset: 30, AfterCursor: true}},
-		{"backward", Request{Limit: 10, Offset: 25, Count: CountExact, At: &driver.Cursor{Backward: true, Offset: 25}}, 10, true, 40, PageInfo{Total: 40, Limit: 10, Offset: 15, Returned: 10, HasMore: true, NextOffset: 25, AfterCursor: true}},
-		{"backward to start", Request{Limit: 10, Offset: 25, Count: CountExact, At: &driver.Cursor{Backward: true, Offset: 25}}, 7, false, 40, PageInfo{Total: 40, Limit: 10, Offset: 0, Returned: 7, HasMore: true, NextOffset: 7, AfterCursor: true}},
+		{"forward cursor", driver.Request{Limit: 10, Offset: 20, Count: CountExact, At: &driver.Cursor{Offset: 20}}, 10, true, 40, PageInfo{Total: 40, Limit: 10, Offset: 20, Returned: 10, HasMore: true, NextOffset: 30, AfterCursor: true}},
+		{"backward", driver.Request{Limit: 10, Offset: 25, Count: CountExact, At: &driver.Cursor{Backward: true, Offset: 25}}, 10, true, 40, PageInfo{Total: 40, Limit: 10, Offset: 15, Returned: 10, HasMore: true, NextOffset: 25, AfterCursor: true}},
+		{"backward to start", driver.Request{Limit: 10, Offset: 25, Count: CountExact, At: &driver.Cursor{Backward: true, Offset: 25}}, 7, false, 40, PageInfo{Total: 40, Limit: 10, Offset: 0, Returned: 7, HasMore: true, NextOffset: 7, AfterCursor: true}},
 	} {
-		if d := cmp.Diff(c.want, c.r.finish(c.returned, c.more, c.counted)); d != "" {
+		if d := cmp.Diff(c.want, finishPage(c.r, c.returned, c.more, c.counted)); d != "" {
 			t.Errorf("%s (-want +got):\n%s", c.name, d)
 		}
 	}

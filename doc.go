@@ -20,8 +20,11 @@
 //   - One JSON envelope for tool responses ([Envelope]).
 //
 // A tool over the caller's own data is one call: [Respond] takes a [Source]
-// (a slice with [FromSlice], a query with [FromFunc]), the [Call] and the
-// [Page] asked for, and returns the fitted envelope. A tool over a domain
+// (a slice with [FromSlice], a query with [FromFunc], any bun query with
+// package bunpage), the [Call] and the [Page] asked for, and returns the
+// fitted envelope. A store that implements a Source itself is written
+// against package driver, which holds the request it receives and the
+// rows it returns. A tool over a domain
 // port reads the same way: normalize the request, ask a port (package
 // ports) for a page, window or clip the contents, fit the page into the
 // budget, and return the envelope.

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/boundedkit/bounded/driver"
 )
 
 // checkFastEncoding compares the compiled encoder of *ptr's type with
@@ -327,8 +329,8 @@ func TestFitFastAndEncodingJSONAgree(t *testing.T) {
 		}
 		call := Call{Tool: "t", DefaultLimit: 40}
 		b := Budget{MaxChars: max, Margin: 1}
-		pf, err1 := Fit(b, FitInput[fast]{Page: Paged[fast]{Items: fs, Page: Request{Limit: 40}.info(100, 40)}, Call: call})
-		ps, err2 := Fit(b, FitInput[slow]{Page: Paged[slow]{Items: ss, Page: Request{Limit: 40}.info(100, 40)}, Call: call})
+		pf, err1 := Fit(b, FitInput[fast]{Page: Paged[fast]{Items: fs, Page: pageInfo(driver.Request{Limit: 40}, 100, 40)}, Call: call})
+		ps, err2 := Fit(b, FitInput[slow]{Page: Paged[slow]{Items: ss, Page: pageInfo(driver.Request{Limit: 40}, 100, 40)}, Call: call})
 		if (err1 == nil) != (err2 == nil) {
 			t.Fatalf("budget %d: errors differ: %v / %v", max, err1, err2)
 		}

@@ -134,7 +134,7 @@ func ExampleAll() {
 // FetchPage, as every store does.
 func ExampleFromFunc_pagination() {
 	// LIMIT r.Limit OFFSET r.Offset over 63 invoices, and count(*).
-	invoices := func(_ context.Context, r bounded.Request) ([]int, int, error) {
+	invoices := func(_ context.Context, r driver.Request) ([]int, int, error) {
 		ids := make([]int, 0, r.Limit)
 		for id := r.Offset + 1; id <= min(r.Offset+r.Limit, 63); id++ {
 			ids = append(ids, id)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 )
 
 type task struct {
@@ -33,7 +34,7 @@ func ExampleRespond() {
 
 func ExampleFromFunc() {
 	// A user's own query: LIMIT r.Limit OFFSET r.Offset, and a count.
-	query := func(_ context.Context, r bounded.Request) ([]task, int, error) {
+	query := func(_ context.Context, r driver.Request) ([]task, int, error) {
 		var page []task
 		for i := r.Offset; i < min(r.Offset+r.Limit, 7); i++ {
 			page = append(page, task{ID: int64(i + 1), Title: "t"})
@@ -51,11 +52,11 @@ func ExampleFromFunc() {
 	// Found 7 results, showing 6-7. This is the last page.
 }
 
-// A query that reads one row past the page needs no count: Fetch drops the
-// extra row and reports that more follow.
-func ExampleFuncSource_Fetch() {
+// A query that reads one row past the page needs no count: the source drops
+// the extra row and reports that more follow.
+func ExampleFromFunc_uncounted() {
 	logLines := []string{"12:04 deploy ok", "12:01 deploy started", "11:58 tests passed", "11:52 push"} // newest first
-	query := bounded.FuncSource[string](func(_ context.Context, r bounded.Request) ([]string, int, error) {
+	query := bounded.FromFunc(func(_ context.Context, r driver.Request) ([]string, int, error) {
 		end := min(r.Offset+r.Limit+1, len(logLines))    // LIMIT r.Limit+1
 		return logLines[min(r.Offset, end):end], -1, nil // -1: not counted
 	})

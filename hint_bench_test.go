@@ -3,6 +3,8 @@ package bounded
 import (
 	"fmt"
 	"testing"
+
+	"github.com/boundedkit/bounded/driver"
 )
 
 // benchHintCall is the call of the Fit benchmarks: one caller argument,
@@ -13,14 +15,14 @@ var benchHintCall = Call{Tool: "search_knowledge", Args: Args{{"query", "auth"}}
 // boundary (continued by offset, with a size argument) and a page past the
 // end, in each style that writes one.
 func BenchmarkHint(b *testing.B) {
-	req := Request{Limit: 10}
+	req := driver.Request{Limit: 10}
 	infos := []struct {
 		name string
 		info PageInfo
 	}{
-		{"first", req.info(50, 10)},
-		{"cut", req.info(5000, 10).Cut(7)},
-		{"past", Request{Limit: 25, Offset: 9000}.info(1234, 0)},
+		{"first", pageInfo(req, 50, 10)},
+		{"cut", pageInfo(req, 5000, 10).Cut(7)},
+		{"past", pageInfo(driver.Request{Limit: 25, Offset: 9000}, 1234, 0)},
 	}
 	for _, in := range infos {
 		for _, style := range []HintStyle{HintFull, HintTerse} {
@@ -38,7 +40,7 @@ func BenchmarkHint(b *testing.B) {
 
 // BenchmarkFitEmpty fits an empty page: the fixed cost of a call.
 func BenchmarkFitEmpty(b *testing.B) {
-	in := FitInput[benchDoc]{Page: Paged[benchDoc]{Page: Request{Limit: 10}.info(0, 0)}, Call: benchHintCall}
+	in := FitInput[benchDoc]{Page: Paged[benchDoc]{Page: pageInfo(driver.Request{Limit: 10}, 0, 0)}, Call: benchHintCall}
 	budget := Budget{MaxChars: 10_000, CharsPerToken: DefaultCharsPerToken}
 	b.ReportAllocs()
 	for b.Loop() {

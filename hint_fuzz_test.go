@@ -12,7 +12,7 @@ import (
 // next calls, decoded from their JSON as an agent reads them:
 //
 //   - Hint, Next and Render never panic, whatever the PageInfo (even one no
-//     Request would build: negative, overflowing, inconsistent);
+//     Normalize would build: negative, overflowing, inconsistent);
 //   - a hint is valid UTF-8 when the tool name is (argument values are
 //     written as JSON), empty exactly with HintOff, and names the exact
 //     next call (Render of Next) when there is one;
@@ -105,7 +105,7 @@ func hintFuzzWalk(t *testing.T, call Call, l Limits, n, size, cut int, style Hin
 		}
 		prevOffset = r.Offset
 		got := min(r.Limit, max(n-r.Offset, 0))
-		info := r.info(n, got)
+		info := pageInfo(r, n, got)
 		if cut > 0 && got > cut {
 			info = info.Cut(cut)
 			got = cut
@@ -139,7 +139,7 @@ func hintFuzzWalk(t *testing.T, call Call, l Limits, n, size, cut int, style Hin
 	if err != nil {
 		t.Fatal(err)
 	}
-	info := r.info(n, 0)
+	info := pageInfo(r, n, 0)
 	last := call.at(info, info.LastPageOffset(), "")
 	hintFuzzNames(t, call, call.Hint(info, HintFull), last)
 	lp, err := l.Normalize(hintFuzzPage(t, call, l, hintFuzzRoundTrip(t, last)))

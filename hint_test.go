@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/boundedkit/bounded/driver"
 )
 
 var knowledgeCall = Call{
@@ -23,41 +25,41 @@ func TestHint(t *testing.T) {
 		style HintStyle
 		want  string
 	}{
-		{"first page by page number", knowledgeCall, Request{Limit: 100}.info(350, 100), HintFull,
+		{"first page by page number", knowledgeCall, pageInfo(driver.Request{Limit: 100}, 350, 100), HintFull,
 			`Found 350 results, showing 1-100 (page 1 of 4). 3 pages remain: call search_knowledge(query="auth", page=1) for the next.`},
-		{"second page", knowledgeCall, Request{Limit: 100, Offset: 100}.info(350, 100), HintFull,
+		{"second page", knowledgeCall, pageInfo(driver.Request{Limit: 100, Offset: 100}, 350, 100), HintFull,
 			`Found 350 results, showing 101-200 (page 2 of 4). 2 pages remain: call search_knowledge(query="auth", page=2) for the next.`},
-		{"one page remains", knowledgeCall, Request{Limit: 100, Offset: 200}.info(350, 100), HintFull,
+		{"one page remains", knowledgeCall, pageInfo(driver.Request{Limit: 100, Offset: 200}, 350, 100), HintFull,
 			`Found 350 results, showing 201-300 (page 3 of 4). 1 page remains: call search_knowledge(query="auth", page=3) for the next.`},
-		{"last page", knowledgeCall, Request{Limit: 100, Offset: 300}.info(350, 50), HintFull,
+		{"last page", knowledgeCall, pageInfo(driver.Request{Limit: 100, Offset: 300}, 350, 50), HintFull,
 			`Found 350 results, showing 301-350 (page 4 of 4). This is the last page.`},
-		{"non-default page size is repeated", knowledgeCall, Request{Limit: 50, Requested: 50}.info(120, 50), HintFull,
+		{"non-default page size is repeated", knowledgeCall, pageInfo(driver.Request{Limit: 50, Requested: 50}, 120, 50), HintFull,
 			`Found 120 results, showing 1-50 (page 1 of 3). 2 pages remain: call search_knowledge(query="auth", page=1, pageSize=50) for the next.`},
-		{"budget cut continues by offset, never page+1", knowledgeCall, Request{Limit: 100}.info(350, 100).Cut(57), HintFull,
+		{"budget cut continues by offset, never page+1", knowledgeCall, pageInfo(driver.Request{Limit: 100}, 350, 100).Cut(57), HintFull,
 			`Found 350 results, showing 1-57 (page 1 of 4). 293 results remain: call search_knowledge(query="auth", offset=57) for the next.`},
-		{"no results", knowledgeCall, Request{Limit: 100}.info(0, 0), HintFull, `No results.`},
-		{"one result", byOffset, Request{Limit: 100}.info(1, 1), HintFull, `Found 1 result, showing 1-1. This is the last page.`},
-		{"past the end by page", knowledgeCall, Request{Limit: 100, Offset: 900}.info(350, 0), HintFull,
+		{"no results", knowledgeCall, pageInfo(driver.Request{Limit: 100}, 0, 0), HintFull, `No results.`},
+		{"one result", byOffset, pageInfo(driver.Request{Limit: 100}, 1, 1), HintFull, `Found 1 result, showing 1-1. This is the last page.`},
+		{"past the end by page", knowledgeCall, pageInfo(driver.Request{Limit: 100, Offset: 900}, 350, 0), HintFull,
 			`Found 350 results; offset 900 is past the end. The last page is page 4 of 4: call search_knowledge(query="auth", page=3).`},
-		{"past the end by offset", byOffset, Request{Limit: 100, Offset: 900}.info(350, 0), HintFull,
+		{"past the end by offset", byOffset, pageInfo(driver.Request{Limit: 100, Offset: 900}, 350, 0), HintFull,
 			`Found 350 results; offset 900 is past the end. The last page starts at offset 300: call get_backlinks(id="Home", offset=300).`},
-		{"offset style", byOffset, Request{Limit: 100, Offset: 100}.info(3000, 100), HintFull,
+		{"offset style", byOffset, pageInfo(driver.Request{Limit: 100, Offset: 100}, 3000, 100), HintFull,
 			`Found 3,000 results, showing 101-200. 28 pages remain: call get_backlinks(id="Home", offset=200) for the next.`},
-		{"lower bound", byOffset, Request{Limit: 100}.infoMore(100, true, 10000), HintFull,
+		{"lower bound", byOffset, pageInfoMore(driver.Request{Limit: 100}, 100, true, 10000), HintFull,
 			`Found 10,000+ results, showing 1-100. More remain: call get_backlinks(id="Home", offset=100) for the next.`},
-		{"unknown total", byOffset, Request{Limit: 100}.infoMore(100, true, -1), HintFull,
+		{"unknown total", byOffset, pageInfoMore(driver.Request{Limit: 100}, 100, true, -1), HintFull,
 			`Showing 1-100. More remain: call get_backlinks(id="Home", offset=100) for the next.`},
-		{"clamped", byOffset, Request{Limit: 500, Requested: 5000, Clamped: true}.info(3, 3), HintFull,
+		{"clamped", byOffset, pageInfo(driver.Request{Limit: 500, Requested: 5000, Clamped: true}, 3, 3), HintFull,
 			`Found 3 results, showing 1-3. This is the last page. The limit 5,000 is over the maximum; 500 was used.`},
-		{"terse", knowledgeCall, Request{Limit: 100}.info(350, 100), HintTerse,
+		{"terse", knowledgeCall, pageInfo(driver.Request{Limit: 100}, 350, 100), HintTerse,
 			`1-100 of 350. Next: search_knowledge(query="auth", page=1)`},
-		{"terse last", knowledgeCall, Request{Limit: 100, Offset: 300}.info(350, 50), HintTerse, `301-350 of 350. Last page.`},
-		{"off", knowledgeCall, Request{Limit: 100}.info(350, 100), HintOff, ``},
+		{"terse last", knowledgeCall, pageInfo(driver.Request{Limit: 100, Offset: 300}, 350, 50), HintTerse, `301-350 of 350. Last page.`},
+		{"off", knowledgeCall, pageInfo(driver.Request{Limit: 100}, 350, 100), HintOff, ``},
 		{"cursor", Call{Tool: "get_response_history", Args: Args{{"endpointId", "e1"}}, Paging: ByCursor, DefaultLimit: 2},
 			PageInfo{Total: 9, Limit: 2, Returned: 2, HasMore: true, NextOffset: 2, NextCursor: "Y3Vy"}, HintFull,
 			`Found 9 results, showing 1-2. 4 pages remain: call get_response_history(endpointId="e1", cursor="Y3Vy") for the next.`},
 		{"quotes and unicode in arguments", Call{Tool: "search_notes", Args: Args{{"query", `O'Brien "x" <é>`}}, DefaultLimit: 20},
-			Request{Limit: 20}.info(21, 20), HintFull,
+			pageInfo(driver.Request{Limit: 20}, 21, 20), HintFull,
 			`Found 21 results, showing 1-20. 1 page remains: call search_notes(query="O'Brien \"x\" <é>", offset=20) for the next.`},
 	}
 	for _, tt := range tests {
@@ -116,7 +118,7 @@ func tool(t *testing.T, items []int, l Limits, call Call, args Args, cut int) ([
 	}
 	lo := min(r.Offset, len(items))
 	hi := min(lo+r.Limit, len(items))
-	info := r.info(len(items), hi-lo)
+	info := pageInfo(r, len(items), hi-lo)
 	page := items[lo:hi]
 	if cut > 0 && len(page) > cut {
 		page = page[:cut]

@@ -47,16 +47,16 @@ type Page struct {
 
 // CountMode is how a paged method counts its total. CountCapped, the
 // default, and CountNone keep a deep page as cheap as the first.
-type CountMode uint8
+type CountMode = driver.CountMode
 
 const (
 	// CountCapped, the zero value, counts up to [Page.CountCap] items:
 	// exact within it, else a lower bound ([TotalAtLeast]).
-	CountCapped CountMode = iota
+	CountCapped CountMode = driver.CountCapped
 	// CountExact counts every matching item: [TotalExact].
-	CountExact
+	CountExact CountMode = driver.CountExact
 	// CountNone counts nothing: [TotalUnknown].
-	CountNone
+	CountNone CountMode = driver.CountNone
 )
 
 // CountCapPages and MinDefaultCountCap make [DefaultCountCap]; MaxCountCap
@@ -76,16 +76,6 @@ func DefaultCountCap(limit int) int {
 	return max(CountCapPages*limit, MinDefaultCountCap)
 }
 
-var countModeNames = [...]string{"capped", "exact", "none"}
-
-// String returns "capped", "exact" or "none".
-func (m CountMode) String() string {
-	if int(m) < len(countModeNames) {
-		return countModeNames[m]
-	}
-	return fmt.Sprintf("CountMode(%d)", m)
-}
-
 // Limits is a method's page size: Default when the caller asks for none, at
 // most Max.
 type Limits struct {
@@ -93,52 +83,33 @@ type Limits struct {
 	Max     int
 }
 
-// Request is a validated [Page], as [Limits.Normalize] returns and a
-// [Source] receives it: Limit in [1, Max], Offset+Limit at most [MaxOffset].
-type Request struct {
-	Limit  int
-	Offset int
-	// Cursor is the caller's cursor; empty for offset requests.
-	Cursor string
-	// Requested is the caller's limit, 0 when it asked for none.
-	Requested int
-	// Clamped reports that Requested was over the maximum.
-	Clamped bool
-	// Count and CountCap are the Page's, CountCap defaulted for
-	// CountCapped.
-	Count    CountMode
-	CountCap int
-	// At is Cursor decoded, set by [FetchPage]: the page starts after its
-	// keys, or ends before them when At.Backward; Offset is At.Offset.
-	At *driver.Cursor
-}
-
-// Normalize applies l to p: Limit 0 becomes l.Default, and a Limit over
-// l.Max becomes l.Max, marked Clamped. A field out of range, or l.Default
+// Normalize returns the request a [driver.Source] receives for p under l:
+// Limit 0 becomes l.Default, and a Limit over l.Max becomes l.Max, marked
+// Clamped. A field out of range, or l.Default
 // outside [1, l.Max], is an error wrapping [ErrInvalidPage]. Cursors are not
 // decoded.
-func (l Limits) Normalize(p Page) (Request, error) {
+func (l Limits) Normalize(p Page) (driver.Request, error) {
 	if l.Max < 1 || l.Default < 1 || l.Default > l.Max {
-		return Request{}, fmt.Errorf("%w: limits default %d, max %d: want 1 <= default <= max", ErrInvalidPage, l.Default, l.Max)
+		return driver.Request{}, fmt.Errorf("%w: limits default %d, max %d: want 1 <= default <= max", ErrInvalidPage, l.Default, l.Max)
 	}
 	if p.Limit < 0 {
-		return Request{}, fmt.Errorf("%w: limit %d is negative", ErrInvalidPage, p.Limit)
+		return driver.Request{}, fmt.Errorf("%w: limit %d is negative", ErrInvalidPage, p.Limit)
 	}
 	if p.Offset < 0 {
-		return Request{}, fmt.Errorf("%w: offset %d is negative", ErrInvalidPage, p.Offset)
+		return driver.Request{}, fmt.Errorf("%w: offset %d is negative", ErrInvalidPage, p.Offset)
 	}
 	if p.Offset > MaxOffset {
-		return Request{}, fmt.Errorf("%w: offset %d is over the maximum %d", ErrInvalidPage, p.Offset, MaxOffset)
+		return driver.Request{}, fmt.Errorf("%w: offset %d is over the maximum %d", ErrInvalidPage, p.Offset, MaxOffset)
 	}
 	switch {
 	case p.Count > CountNone:
-		return Request{}, fmt.Errorf("%w: count strategy %d is unknown", ErrInvalidPage, p.Count)
+		return driver.Request{}, fmt.Errorf("%w: count strategy %d is unknown", ErrInvalidPage, p.Count)
 	case p.CountCap < 0:
-		return Request{}, fmt.Errorf("%w: countCap %d is negative", ErrInvalidPage, p.CountCap)
+		return driver.Request{}, fmt.Errorf("%w: countCap %d is negative", ErrInvalidPage, p.CountCap)
 	case p.CountCap > MaxCountCap:
-		return Request{}, fmt.Errorf("%w: countCap %d is over the maximum %d", ErrInvalidPage, p.CountCap, MaxCountCap)
+		return driver.Request{}, fmt.Errorf("%w: countCap %d is over the maximum %d", ErrInvalidPage, p.CountCap, MaxCountCap)
 	}
-	r := Request{Limit: p.Limit, Offset: p.Offset, Cursor: p.Cursor, Requested: p.Limit, Count: p.Count}
+	r := driver.Request{Limit: p.Limit, Offset: p.Offset, Cursor: p.Cursor, Requested: p.Limit, Count: p.Count}
 	switch {
 	case r.Limit == 0:
 		r.Limit = l.Default
@@ -153,7 +124,7 @@ func (l Limits) Normalize(p Page) (Request, error) {
 		}
 	}
 	if r.Offset > MaxOffset-r.Limit {
-		return Request{}, fmt.Errorf("%w: offset %d plus limit %d is over the maximum %d", ErrInvalidPage, r.Offset, r.Limit, MaxOffset)
+		return driver.Request{}, fmt.Errorf("%w: offset %d plus limit %d is over the maximum %d", ErrInvalidPage, r.Offset, r.Limit, MaxOffset)
 	}
 	return r, nil
 }
@@ -165,23 +136,23 @@ func (l Limits) Normalize(p Page) (Request, error) {
 // offset. A cursor with a non-zero p.Offset, or one that does not decode,
 // is an error wrapping [ErrInvalidCursor] (and the decoder's cause).
 // Keys are checked by the method: their number and types are its own.
-func (l Limits) normalizeCursor(p Page, codec driver.Codec, scope string) (Request, error) {
+func (l Limits) normalizeCursor(p Page, codec driver.Codec, scope string) (driver.Request, error) {
 	r, err := l.Normalize(p)
 	if err != nil || p.Cursor == "" {
 		return r, err
 	}
 	if p.Offset != 0 {
-		return Request{}, fmt.Errorf("%w: a cursor excludes an offset (offset %d given)", ErrInvalidCursor, p.Offset)
+		return driver.Request{}, fmt.Errorf("%w: a cursor excludes an offset (offset %d given)", ErrInvalidCursor, p.Offset)
 	}
 	cur, err := codec.Decode(scope, p.Cursor)
 	if err != nil {
-		return Request{}, err
+		return driver.Request{}, err
 	}
 	if cur.Offset > MaxOffset-r.Limit {
-		return Request{}, fmt.Errorf("%w: offset %d plus limit %d is over the maximum %d", ErrInvalidCursor, cur.Offset, r.Limit, MaxOffset)
+		return driver.Request{}, fmt.Errorf("%w: offset %d plus limit %d is over the maximum %d", ErrInvalidCursor, cur.Offset, r.Limit, MaxOffset)
 	}
 	if len(cur.Keys) == 0 {
-		return Request{}, fmt.Errorf("%w: no keys", ErrInvalidCursor)
+		return driver.Request{}, fmt.Errorf("%w: no keys", ErrInvalidCursor)
 	}
 	r.Offset, r.At = cur.Offset, &cur
 	return r, nil
@@ -288,11 +259,11 @@ type PageInfo struct {
 	Importing bool `json:"importing,omitempty"`
 }
 
-// info builds the [PageInfo] of a page of returned items out of total
+// pageInfo builds the [PageInfo] of a page of returned items out of total
 // matching ones, counted exactly. It is the one place where HasMore and
 // NextOffset are derived, so every source reports them alike. An offset past
 // the end gives Returned 0, HasMore false and the exact total.
-func (r Request) info(total, returned int) PageInfo {
+func pageInfo(r driver.Request, total, returned int) PageInfo {
 	pi := PageInfo{
 		Total:          total,
 		TotalKind:      TotalExact,
@@ -312,14 +283,14 @@ func (r Request) info(total, returned int) PageInfo {
 	return pi
 }
 
-// infoMore builds the [PageInfo] of a page whose total was not counted
+// pageInfoMore builds the [PageInfo] of a page whose total was not counted
 // exactly: hasMore comes from fetching one item past the page, and atLeast
 // is a lower bound on the total (or -1 when nothing was counted, which makes
 // the kind [TotalUnknown] and the total the end of this page). A counted
 // page that returns items and has none after them knows its total exactly:
 // Offset + returned, whatever atLeast says.
-func (r Request) infoMore(returned int, hasMore bool, atLeast int) PageInfo {
-	pi := r.info(0, returned)
+func pageInfoMore(r driver.Request, returned int, hasMore bool, atLeast int) PageInfo {
+	pi := pageInfo(r, 0, returned)
 	pi.HasMore = hasMore && returned > 0
 	if pi.HasMore {
 		pi.NextOffset = r.Offset + returned
@@ -339,7 +310,7 @@ func (r Request) infoMore(returned int, hasMore bool, atLeast int) PageInfo {
 	return pi
 }
 
-// finish builds the [PageInfo] of a page read for r: returned items, more
+// finishPage builds the [PageInfo] of a page read for r: returned items, more
 // reporting whether an item lies beyond them in the reading direction (the
 // store reads Limit+1 items to know), and counted the store's count under
 // r.Count: the exact total for CountExact, the number of matching items up to
@@ -354,12 +325,12 @@ func (r Request) infoMore(returned int, hasMore bool, atLeast int) PageInfo {
 // kind on an empty first page). A page that returns no items after
 // the start must report the exact total whatever r.Count, so that its hint
 // names the real last page: [FetchPage] asks needsExactTotal and then
-// counts exactly with exact. For a backward request, the page ends where the cursor's offset
+// counts exactly with countExactly. For a backward request, the page ends where the cursor's offset
 // stood: its Offset is that offset minus returned (0 when nothing precedes
 // the page), and HasMore is true when it returned items.
 //
-// finish leaves NextCursor and PrevCursor empty: setCursors fills them.
-func (r Request) finish(returned int, more bool, counted int) PageInfo {
+// finishPage leaves NextCursor and PrevCursor empty: setCursors fills them.
+func finishPage(r driver.Request, returned int, more bool, counted int) PageInfo {
 	off := r.Offset
 	after := more
 	if r.Backward() {
@@ -374,13 +345,13 @@ func (r Request) finish(returned int, more bool, counted int) PageInfo {
 	var pi PageInfo
 	switch {
 	case r.Count == CountNone && returned == 0 && off == 0 && !r.Backward():
-		pi = rr.info(0, 0) // an empty set: nothing to count
+		pi = pageInfo(rr, 0, 0) // an empty set: nothing to count
 	case r.Count == CountNone:
-		pi = rr.infoMore(returned, after, -1)
+		pi = pageInfoMore(rr, returned, after, -1)
 	case r.Count == CountCapped && counted > r.CountCap:
-		pi = rr.infoMore(returned, after, r.CountCap)
+		pi = pageInfoMore(rr, returned, after, r.CountCap)
 	default:
-		pi = rr.info(counted, returned)
+		pi = pageInfo(rr, counted, returned)
 		pi.HasMore = after && returned > 0
 		pi.NextOffset = 0
 		if pi.HasMore {
@@ -395,18 +366,15 @@ func (r Request) finish(returned int, more bool, counted int) PageInfo {
 // must report an exact total although r.Count did not count one: it
 // returned nothing after the start of the results (an offset at or past
 // the end, or a cursor at an end), and its hint names the last page.
-func (r Request) needsExactTotal(returned int) bool {
+func needsExactTotal(r driver.Request, returned int) bool {
 	return returned == 0 && r.Count != CountExact && (r.Offset > 0 || r.At != nil)
 }
 
-// exact returns r counting exactly ([CountExact]).
-func (r Request) exact() Request {
+// countExactly returns r counting exactly ([CountExact]).
+func countExactly(r driver.Request) driver.Request {
 	r.Count, r.CountCap = CountExact, 0
 	return r
 }
-
-// Backward reports whether r reads backward from a cursor.
-func (r Request) Backward() bool { return r.At != nil && r.At.Backward }
 
 // setCursors fills the page's cursors for a method that issues them:
 // NextCursor, at last (the last item's keys) when HasMore, and PrevCursor,

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/boundedkit/bounded/driver"
 )
 
 func TestNormalize(t *testing.T) {
@@ -14,20 +16,20 @@ func TestNormalize(t *testing.T) {
 	tests := []struct {
 		name    string
 		p       Page
-		want    Request
+		want    driver.Request
 		wantErr string
 	}{
-		{"zero is the default", Page{}, Request{Limit: 50, CountCap: 500}, ""},
-		{"within max", Page{Limit: 7, Offset: 3}, Request{Limit: 7, Offset: 3, Requested: 7, CountCap: 100}, ""},
-		{"exactly max", Page{Limit: 200}, Request{Limit: 200, Requested: 200, CountCap: 2000}, ""},
-		{"over max is clamped", Page{Limit: 201, Offset: 10}, Request{Limit: 200, Offset: 10, Requested: 201, Clamped: true, CountCap: 2000}, ""},
-		{"cursor kept", Page{Cursor: "abc"}, Request{Limit: 50, Cursor: "abc", CountCap: 500}, ""},
-		{"exact", Page{Count: CountExact}, Request{Limit: 50, Count: CountExact}, ""},
-		{"negative limit", Page{Limit: -1}, Request{}, "limit -1 is negative"},
-		{"negative offset", Page{Offset: -5}, Request{}, "offset -5 is negative"},
-		{"offset over max", Page{Offset: MaxOffset + 1}, Request{}, "offset 9007199254740992 is over the maximum"},
-		{"offset plus limit overflows", Page{Offset: MaxOffset - 10}, Request{}, "plus limit 50 is over the maximum"},
-		{"max offset with room", Page{Offset: MaxOffset - 50}, Request{Limit: 50, Offset: MaxOffset - 50, CountCap: 500}, ""},
+		{"zero is the default", Page{}, driver.Request{Limit: 50, CountCap: 500}, ""},
+		{"within max", Page{Limit: 7, Offset: 3}, driver.Request{Limit: 7, Offset: 3, Requested: 7, CountCap: 100}, ""},
+		{"exactly max", Page{Limit: 200}, driver.Request{Limit: 200, Requested: 200, CountCap: 2000}, ""},
+		{"over max is clamped", Page{Limit: 201, Offset: 10}, driver.Request{Limit: 200, Offset: 10, Requested: 201, Clamped: true, CountCap: 2000}, ""},
+		{"cursor kept", Page{Cursor: "abc"}, driver.Request{Limit: 50, Cursor: "abc", CountCap: 500}, ""},
+		{"exact", Page{Count: CountExact}, driver.Request{Limit: 50, Count: CountExact}, ""},
+		{"negative limit", Page{Limit: -1}, driver.Request{}, "limit -1 is negative"},
+		{"negative offset", Page{Offset: -5}, driver.Request{}, "offset -5 is negative"},
+		{"offset over max", Page{Offset: MaxOffset + 1}, driver.Request{}, "offset 9007199254740992 is over the maximum"},
+		{"offset plus limit overflows", Page{Offset: MaxOffset - 10}, driver.Request{}, "plus limit 50 is over the maximum"},
+		{"max offset with room", Page{Offset: MaxOffset - 50}, driver.Request{Limit: 50, Offset: MaxOffset - 50, CountCap: 500}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,16 +57,16 @@ func TestFromPageNumber(t *testing.T) {
 	tests := []struct {
 		page, size int
 		want       Page
-		wantReq    Request
+		wantReq    driver.Request
 		wantErr    bool
 	}{
-		{0, 0, Page{Offset: 0}, Request{Limit: 100, CountCap: 1000}, false},
-		{3, 0, Page{Offset: 300}, Request{Limit: 100, Offset: 300, CountCap: 1000}, false},
-		{2, 25, Page{Limit: 25, Offset: 50}, Request{Limit: 25, Offset: 50, Requested: 25, CountCap: 250}, false},
-		{2, 5000, Page{Limit: 5000, Offset: 2000}, Request{Limit: 1000, Offset: 2000, Requested: 5000, Clamped: true, CountCap: 10000}, false},
-		{-1, 0, Page{}, Request{}, true},
-		{0, -1, Page{}, Request{}, true},
-		{MaxOffset, 100, Page{}, Request{}, true},
+		{0, 0, Page{Offset: 0}, driver.Request{Limit: 100, CountCap: 1000}, false},
+		{3, 0, Page{Offset: 300}, driver.Request{Limit: 100, Offset: 300, CountCap: 1000}, false},
+		{2, 25, Page{Limit: 25, Offset: 50}, driver.Request{Limit: 25, Offset: 50, Requested: 25, CountCap: 250}, false},
+		{2, 5000, Page{Limit: 5000, Offset: 2000}, driver.Request{Limit: 1000, Offset: 2000, Requested: 5000, Clamped: true, CountCap: 10000}, false},
+		{-1, 0, Page{}, driver.Request{}, true},
+		{0, -1, Page{}, driver.Request{}, true},
+		{MaxOffset, 100, Page{}, driver.Request{}, true},
 	}
 	for _, tt := range tests {
 		name := fmt.Sprintf("page=%d,size=%d", tt.page, tt.size)
@@ -89,43 +91,43 @@ func TestFromPageNumber(t *testing.T) {
 func TestInfo(t *testing.T) {
 	tests := []struct {
 		name            string
-		req             Request
+		req             driver.Request
 		total, returned int
 		want            PageInfo
 	}{
-		{"first of several", Request{Limit: 100}, 350, 100, PageInfo{Total: 350, Limit: 100, Returned: 100, HasMore: true, NextOffset: 100}},
-		{"last partial", Request{Limit: 100, Offset: 300}, 350, 50, PageInfo{Total: 350, Limit: 100, Offset: 300, Returned: 50}},
-		{"exactly one page", Request{Limit: 10}, 10, 10, PageInfo{Total: 10, Limit: 10, Returned: 10}},
-		{"empty", Request{Limit: 10}, 0, 0, PageInfo{Limit: 10}},
-		{"past the end", Request{Limit: 10, Offset: 500}, 35, 0, PageInfo{Total: 35, Limit: 10, Offset: 500}},
-		{"clamped", Request{Limit: 500, Requested: 900, Clamped: true}, 3, 3, PageInfo{Total: 3, Limit: 500, Returned: 3, Clamped: true, RequestedLimit: 900}},
+		{"first of several", driver.Request{Limit: 100}, 350, 100, PageInfo{Total: 350, Limit: 100, Returned: 100, HasMore: true, NextOffset: 100}},
+		{"last partial", driver.Request{Limit: 100, Offset: 300}, 350, 50, PageInfo{Total: 350, Limit: 100, Offset: 300, Returned: 50}},
+		{"exactly one page", driver.Request{Limit: 10}, 10, 10, PageInfo{Total: 10, Limit: 10, Returned: 10}},
+		{"empty", driver.Request{Limit: 10}, 0, 0, PageInfo{Limit: 10}},
+		{"past the end", driver.Request{Limit: 10, Offset: 500}, 35, 0, PageInfo{Total: 35, Limit: 10, Offset: 500}},
+		{"clamped", driver.Request{Limit: 500, Requested: 900, Clamped: true}, 3, 3, PageInfo{Total: 3, Limit: 500, Returned: 3, Clamped: true, RequestedLimit: 900}},
 	}
 	for _, tt := range tests {
-		if got := tt.req.info(tt.total, tt.returned); got != tt.want {
+		if got := pageInfo(tt.req, tt.total, tt.returned); got != tt.want {
 			t.Errorf("%s: got %+v, want %+v", tt.name, got, tt.want)
 		}
 	}
-	past := Request{Limit: 10, Offset: 500}.info(35, 0)
+	past := pageInfo(driver.Request{Limit: 10, Offset: 500}, 35, 0)
 	if !past.PastEnd() || past.LastPageOffset() != 30 {
 		t.Errorf("past the end: PastEnd=%v LastPageOffset=%d, want true 30", past.PastEnd(), past.LastPageOffset())
 	}
 }
 
 func TestInfoMore(t *testing.T) {
-	r := Request{Limit: 10, Offset: 20}
-	if got, want := r.infoMore(10, true, 10000), (PageInfo{Total: 10000, TotalKind: TotalAtLeast, Limit: 10, Offset: 20, Returned: 10, HasMore: true, NextOffset: 30}); got != want {
+	r := driver.Request{Limit: 10, Offset: 20}
+	if got, want := pageInfoMore(r, 10, true, 10000), (PageInfo{Total: 10000, TotalKind: TotalAtLeast, Limit: 10, Offset: 20, Returned: 10, HasMore: true, NextOffset: 30}); got != want {
 		t.Errorf("capped: got %+v, want %+v", got, want)
 	}
-	if got, want := r.infoMore(10, true, -1), (PageInfo{Total: 30, TotalKind: TotalUnknown, Limit: 10, Offset: 20, Returned: 10, HasMore: true, NextOffset: 30}); got != want {
+	if got, want := pageInfoMore(r, 10, true, -1), (PageInfo{Total: 30, TotalKind: TotalUnknown, Limit: 10, Offset: 20, Returned: 10, HasMore: true, NextOffset: 30}); got != want {
 		t.Errorf("uncounted: got %+v, want %+v", got, want)
 	}
-	if got, want := r.infoMore(4, false, 10000), (PageInfo{Total: 24, TotalKind: TotalExact, Limit: 10, Offset: 20, Returned: 4}); got != want {
+	if got, want := pageInfoMore(r, 4, false, 10000), (PageInfo{Total: 24, TotalKind: TotalExact, Limit: 10, Offset: 20, Returned: 4}); got != want {
 		t.Errorf("stale lower bound: got %+v, want %+v", got, want)
 	}
-	if got, want := r.infoMore(0, false, 10000), (PageInfo{Total: 10000, TotalKind: TotalAtLeast, Limit: 10, Offset: 20}); got != want {
+	if got, want := pageInfoMore(r, 0, false, 10000), (PageInfo{Total: 10000, TotalKind: TotalAtLeast, Limit: 10, Offset: 20}); got != want {
 		t.Errorf("empty page under a lower bound: got %+v, want %+v", got, want)
 	}
-	if got, want := r.infoMore(4, false, 24), (PageInfo{Total: 24, TotalKind: TotalExact, Limit: 10, Offset: 20, Returned: 4}); got != want {
+	if got, want := pageInfoMore(r, 4, false, 24), (PageInfo{Total: 24, TotalKind: TotalExact, Limit: 10, Offset: 20, Returned: 4}); got != want {
 		t.Errorf("last page under the cap: got %+v, want %+v", got, want)
 	}
 }
@@ -136,12 +138,12 @@ func TestPageNumbers(t *testing.T) {
 		number, pages, remaining  int
 		hasNext, hasPrev, aligned bool
 	}{
-		{Request{Limit: 100}.info(350, 100), 0, 4, 3, true, false, true},
-		{Request{Limit: 100, Offset: 100}.info(350, 100), 1, 4, 2, true, true, true},
-		{Request{Limit: 100, Offset: 300}.info(350, 50), 3, 4, 0, false, true, true},
-		{Request{Limit: 100}.info(0, 0), 0, 0, 0, false, false, true},
-		{Request{Limit: 100}.info(350, 100).Cut(57), 0, 4, 3, true, false, false},
-		{Request{Limit: 100}.info(100, 100), 0, 1, 0, false, false, true},
+		{pageInfo(driver.Request{Limit: 100}, 350, 100), 0, 4, 3, true, false, true},
+		{pageInfo(driver.Request{Limit: 100, Offset: 100}, 350, 100), 1, 4, 2, true, true, true},
+		{pageInfo(driver.Request{Limit: 100, Offset: 300}, 350, 50), 3, 4, 0, false, true, true},
+		{pageInfo(driver.Request{Limit: 100}, 0, 0), 0, 0, 0, false, false, true},
+		{pageInfo(driver.Request{Limit: 100}, 350, 100).Cut(57), 0, 4, 3, true, false, false},
+		{pageInfo(driver.Request{Limit: 100}, 100, 100), 0, 1, 0, false, false, true},
 	}
 	for i, tt := range tests {
 		in := tt.info
@@ -178,7 +180,7 @@ func sliceFetcher(items []int, l Limits) Fetcher[int] {
 		}
 		lo := min(r.Offset, len(items))
 		hi := min(lo+r.Limit, len(items))
-		return Paged[int]{Items: items[lo:hi], Page: r.info(len(items), hi-lo)}, nil
+		return Paged[int]{Items: items[lo:hi], Page: pageInfo(r, len(items), hi-lo)}, nil
 	}
 }
 
@@ -369,7 +371,7 @@ func FuzzPageNumber(f *testing.F) {
 					t.Fatalf("page %d starts at %d, want %d", n, rr.Offset, seen)
 				}
 				got := min(rr.Limit, max(total-rr.Offset, 0))
-				info := rr.info(total, got)
+				info := pageInfo(rr, total, got)
 				seen += got
 				if !info.HasMore {
 					break

@@ -61,7 +61,7 @@ func Respond[T any](ctx context.Context, src Source[T], call Call, p Page, o Opt
 // [ErrInvalidCursor], before src is called. A page past the end calls src
 // again, counting exactly.
 func FetchPage[T any](ctx context.Context, src Source[T], scope string, p Page, l Limits, codec driver.Codec) (Paged[T], error) {
-	if s, ok := src.(ScopedSource[T]); ok {
+	if s, ok := src.(driver.ScopedSource[T]); ok {
 		scope += "\x00" + s.CursorScope()
 	}
 	req, err := l.normalizeCursor(p, codec, scope)
@@ -78,8 +78,8 @@ func FetchPage[T any](ctx context.Context, src Source[T], scope string, p Page, 
 	if err := checkRows(req, rows); err != nil {
 		return Paged[T]{}, err
 	}
-	if req.needsExactTotal(len(rows.Items)) {
-		req = req.exact()
+	if needsExactTotal(req, len(rows.Items)) {
+		req = countExactly(req)
 		if rows, err = src.Fetch(ctx, req); err != nil {
 			return Paged[T]{}, err
 		}
@@ -90,7 +90,7 @@ func FetchPage[T any](ctx context.Context, src Source[T], scope string, p Page, 
 	if rows.Count < 0 && req.Count != CountNone {
 		req.Count = CountNone
 	}
-	info := req.finish(len(rows.Items), rows.More, rows.Count)
+	info := finishPage(req, len(rows.Items), rows.More, rows.Count)
 	pg := Paged[T]{Items: rows.Items, Page: info}
 	if rows.Keys != nil && len(rows.Items) > 0 {
 		first, last := rows.Keys(rows.Items[0]), rows.Keys(rows.Items[len(rows.Items)-1])
@@ -129,7 +129,7 @@ func (c Call) Scope() (string, error) {
 // could not have returned for r: more items than r.Limit, or, for a page
 // by offset whose total was counted exactly, items past the total, an
 // empty page inside it, or More saying otherwise than the total.
-func checkRows[T any](r Request, rows Rows[T]) error {
+func checkRows[T any](r driver.Request, rows driver.Rows[T]) error {
 	n, c := len(rows.Items), rows.Count
 	if n > r.Limit {
 		return fmt.Errorf("%w: %d items for a limit of %d", ErrInvalidSource, n, r.Limit)

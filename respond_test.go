@@ -77,7 +77,7 @@ func TestRespondWalks(t *testing.T) {
 	}{
 		{"slice by offset", FromSlice(all), ByOffset},
 		{"slice by cursor", keyed, ByCursor},
-		{"func", FromFunc(func(_ context.Context, r Request) ([]row, int, error) {
+		{"func", FromFunc(func(_ context.Context, r driver.Request) ([]row, int, error) {
 			return all[min(r.Offset, len(all)):min(r.Offset+r.Limit, len(all))], len(all), nil
 		}), ByOffset},
 	} {
@@ -102,7 +102,7 @@ func TestRespondWalks(t *testing.T) {
 func TestRespondDefaultPaging(t *testing.T) {
 	all := rows(25)
 	keyed := FromSlice(all).WithKeys(func(r row) []any { return []any{r.ID} })
-	offsetOnly := FromFunc(func(_ context.Context, r Request) ([]row, int, error) {
+	offsetOnly := FromFunc(func(_ context.Context, r driver.Request) ([]row, int, error) {
 		return all[min(r.Offset, len(all)):min(r.Offset+r.Limit, len(all))], len(all), nil
 	})
 	for _, tc := range []struct {

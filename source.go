@@ -8,63 +8,28 @@ import (
 	"github.com/boundedkit/bounded/driver"
 )
 
-// Source is an ordered result set for [FetchPage]: see [FromSlice],
-// [FromFunc] and package bunpage.
-type Source[T any] interface {
-	// Fetch returns the rows r asks for. r is a valid [Request], and r.At
-	// was issued by this source's query, but a source must refuse keys it
-	// cannot use with an error wrapping [ErrInvalidCursor].
-	//
-	// A forward request reads the Limit items after r.At's keys, or from
-	// r.Offset; a backward one (r.Backward) the Limit items before r.At's
-	// keys. Either way Rows.Items are in the source's order.
-	Fetch(ctx context.Context, r Request) (Rows[T], error)
-}
+// Source is an ordered result set for [Respond] and [FetchPage]: a slice
+// ([FromSlice]), a query ([FromFunc], package bunpage), or a store's own
+// [driver.Source].
+type Source[T any] = driver.Source[T]
 
-// ScopedSource is a [Source] whose cursors hold only for the query
-// CursorScope names: another query's are [driver.ErrCursorForeign].
-type ScopedSource[T any] interface {
-	Source[T]
-	CursorScope() string
-}
-
-// Rows is what a [Source] returns for one [Request].
-type Rows[T any] struct {
-	// Items are at most r.Limit items, in the source's order.
-	Items []T
-	// More reports that an item lies beyond Items in the reading
-	// direction: read Limit+1 items to know.
-	More bool
-	// Count is the total r.Count asks for: exact for [CountExact], up to
-	// CountCap+1 for [CountCapped]. It is ignored for [CountNone]; negative
-	// means not counted.
-	Count int
-	// Keys returns an item's sort keys, the last one unique, each nil,
-	// bool, int64, float64 or string; or nil for an item whose keys the
-	// source could not read a cursor at (a NaN, a string the store
-	// alters): the page goes on by offset after it. A nil Keys pages by
-	// offset only.
-	Keys func(T) []any
-}
-
-// FuncSource is a [Source] made of a function: see [FromFunc].
-type FuncSource[T any] func(ctx context.Context, r Request) (items []T, total int, err error)
+// funcSource is the [Source] [FromFunc] returns.
+type funcSource[T any] func(ctx context.Context, r driver.Request) (items []T, total int, err error)
 
 // FromFunc returns a Source over f, paging by offset only: f reads r.Limit
-// items from r.Offset, and the total as [Rows.Count] says. Reading one item
-// more gives HasMore without an exact count.
-func FromFunc[T any](f func(ctx context.Context, r Request) (items []T, total int, err error)) Source[T] {
-	return FuncSource[T](f)
+// items from r.Offset, and the total as [driver.Rows] Count says, or -1.
+// Reading one item more gives HasMore without an exact count.
+func FromFunc[T any](f func(ctx context.Context, r driver.Request) (items []T, total int, err error)) Source[T] {
+	return funcSource[T](f)
 }
 
-// Fetch calls f.
-func (f FuncSource[T]) Fetch(ctx context.Context, r Request) (Rows[T], error) {
+func (f funcSource[T]) Fetch(ctx context.Context, r driver.Request) (driver.Rows[T], error) {
 	if r.At != nil {
-		return Rows[T]{}, fmt.Errorf("%w: this source pages by offset only", ErrInvalidCursor)
+		return driver.Rows[T]{}, fmt.Errorf("%w: this source pages by offset only", ErrInvalidCursor)
 	}
 	items, total, err := f(ctx, r)
 	if err != nil {
-		return Rows[T]{}, err
+		return driver.Rows[T]{}, err
 	}
 	more := len(items) > r.Limit
 	if more {
@@ -76,7 +41,7 @@ func (f FuncSource[T]) Fetch(ctx context.Context, r Request) (Rows[T], error) {
 		// then the row read past the page says.
 		more = r.Offset+len(items) < total || more && r.Count == CountCapped && total > r.CountCap
 	}
-	return Rows[T]{Items: items, More: more, Count: total, Keys: nil}, nil
+	return driver.Rows[T]{Items: items, More: more, Count: total, Keys: nil}, nil
 }
 
 // SliceSource is a [Source] over a slice held in memory: see [FromSlice].
@@ -93,7 +58,7 @@ func FromSlice[T any](items []T) *SliceSource[T] {
 }
 
 // WithKeys returns a copy of s that pages by cursor too, by keys
-// ([Rows.Keys]) and desc, as [driver.CompareKeys] orders them; items must be
+// ([driver.Rows] Keys) and desc, as [driver.CompareKeys] orders them; items must be
 // in that order.
 func (s *SliceSource[T]) WithKeys(keys func(T) []any, desc ...bool) *SliceSource[T] {
 	c := *s
@@ -102,7 +67,7 @@ func (s *SliceSource[T]) WithKeys(keys func(T) []any, desc ...bool) *SliceSource
 }
 
 // Fetch returns the page r asks for.
-func (s *SliceSource[T]) Fetch(_ context.Context, r Request) (Rows[T], error) {
+func (s *SliceSource[T]) Fetch(_ context.Context, r driver.Request) (driver.Rows[T], error) {
 	all := s.items
 	var start, end int
 	var more bool
@@ -112,11 +77,11 @@ func (s *SliceSource[T]) Fetch(_ context.Context, r Request) (Rows[T], error) {
 		end = min(len(all), r.Offset+r.Limit)
 		more = end < len(all)
 	case s.keys == nil:
-		return Rows[T]{}, fmt.Errorf("%w: this source pages by offset only", ErrInvalidCursor)
+		return driver.Rows[T]{}, fmt.Errorf("%w: this source pages by offset only", ErrInvalidCursor)
 	default:
 		if len(all) > 0 {
 			if want := len(s.keys(all[0])); len(r.At.Keys) != want {
-				return Rows[T]{}, fmt.Errorf("%w: %d keys, want %d", ErrInvalidCursor, len(r.At.Keys), want)
+				return driver.Rows[T]{}, fmt.Errorf("%w: %d keys, want %d", ErrInvalidCursor, len(r.At.Keys), want)
 			}
 		}
 		at := r.At.Keys
@@ -138,7 +103,7 @@ func (s *SliceSource[T]) Fetch(_ context.Context, r Request) (Rows[T], error) {
 	if s.keys != nil {
 		keys = finiteKeys(s.keys)
 	}
-	return Rows[T]{Items: all[start:end:end], More: more, Count: count, Keys: keys}, nil
+	return driver.Rows[T]{Items: all[start:end:end], More: more, Count: count, Keys: keys}, nil
 }
 
 // finiteKeys returns keys, but nil for an item with a NaN key, which

@@ -103,12 +103,12 @@ func TestFetchPageLyingSource(t *testing.T) {
 	items := rows(6)
 	for _, tc := range []struct {
 		name string
-		f    func(context.Context, Request) ([]row, int, error)
+		f    func(context.Context, driver.Request) ([]row, int, error)
 		p    Page
 	}{
-		{"6 items under a total of 5", func(_ context.Context, r Request) ([]row, int, error) { return items, 5, nil }, Page{Limit: 10}},
-		{"empty page inside a total of 1,000", func(_ context.Context, r Request) ([]row, int, error) { return nil, 1000, nil }, Page{Limit: 10, Offset: 10}},
-		{"capped count under its cap", func(_ context.Context, r Request) ([]row, int, error) { return items, 3, nil }, Page{Limit: 10, Count: CountCapped, CountCap: 50}},
+		{"6 items under a total of 5", func(_ context.Context, r driver.Request) ([]row, int, error) { return items, 5, nil }, Page{Limit: 10}},
+		{"empty page inside a total of 1,000", func(_ context.Context, r driver.Request) ([]row, int, error) { return nil, 1000, nil }, Page{Limit: 10, Offset: 10}},
+		{"capped count under its cap", func(_ context.Context, r driver.Request) ([]row, int, error) { return items, 3, nil }, Page{Limit: 10, Count: CountCapped, CountCap: 50}},
 	} {
 		_, err := FetchPage(context.Background(), FromFunc(tc.f), "s", tc.p, Limits{Default: 10, Max: 10}, driver.Codec{})
 		if !errors.Is(err, ErrInvalidSource) {
@@ -131,11 +131,11 @@ type lyingMore struct {
 	n     int
 }
 
-func (s lyingMore) Fetch(_ context.Context, r Request) (Rows[row], error) {
+func (s lyingMore) Fetch(_ context.Context, r driver.Request) (driver.Rows[row], error) {
 	end := min(len(s.items), r.Offset+r.Limit)
 	it := s.items[min(r.Offset, end):end]
 	if s.n > 0 {
-		return Rows[row]{Items: it, Count: len(s.items), More: end < len(s.items)}, nil
+		return driver.Rows[row]{Items: it, Count: len(s.items), More: end < len(s.items)}, nil
 	}
-	return Rows[row]{Items: it, Count: len(s.items)}, nil
+	return driver.Rows[row]{Items: it, Count: len(s.items)}, nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 )
 
 // failures runs every check of src and returns the failures by path, and
@@ -263,7 +264,7 @@ func TestBadOptions(t *testing.T) {
 		t.Errorf("Limits{5, 2}: %v, want an error naming Options.Limits", err)
 	}
 	failing := errors.New("disk on fire")
-	err = CheckSource(t.Context(), bounded.FromFunc(func(context.Context, bounded.Request) ([]item, int, error) { return nil, 0, failing }), want)
+	err = CheckSource(t.Context(), bounded.FromFunc(func(context.Context, driver.Request) ([]item, int, error) { return nil, 0, failing }), want)
 	if !errors.Is(err, failing) || !strings.Contains(err.Error(), "the first page") {
 		t.Errorf("a failing source: %v, want its error on the first page", err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/boundedkit/bounded"
 	"github.com/boundedkit/bounded/boundedtest"
+	"github.com/boundedkit/bounded/driver"
 )
 
 type task struct {
@@ -36,7 +37,7 @@ func ExampleCheckSource() {
 
 func ExampleCheckSource_failure() {
 	// A query whose count joins one row too many.
-	query := func(_ context.Context, r bounded.Request) ([]task, int, error) {
+	query := func(_ context.Context, r driver.Request) ([]task, int, error) {
 		end := min(r.Offset+r.Limit, len(tasks))
 		return tasks[min(r.Offset, end):end], len(tasks) + 1, nil
 	}
@@ -53,7 +54,7 @@ type liveTasks struct {
 	tasks []task
 }
 
-func (s *liveTasks) Fetch(ctx context.Context, r bounded.Request) (bounded.Rows[task], error) {
+func (s *liveTasks) Fetch(ctx context.Context, r driver.Request) (driver.Rows[task], error) {
 	s.mu.Lock()
 	snapshot := slices.Clone(s.tasks)
 	s.mu.Unlock()

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 )
 
 // A budgetKind is how tight the budget of a walk by [bounded.Respond] is.
@@ -72,7 +73,7 @@ type recorder[T any] struct {
 	last []T
 }
 
-func (r *recorder[T]) Fetch(ctx context.Context, q bounded.Request) (bounded.Rows[T], error) {
+func (r *recorder[T]) Fetch(ctx context.Context, q driver.Request) (driver.Rows[T], error) {
 	rows, err := r.src.Fetch(ctx, q)
 	r.last = rows.Items
 	return rows, err

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 )
 
 // item is the test data: sorted by Score descending, ties by ID.
@@ -46,7 +47,7 @@ func keyedOf(want []item) bounded.Source[item] {
 
 // funcOf is a FromFunc source: a LIMIT/OFFSET query and a count.
 func funcOf(want []item) bounded.Source[item] {
-	return bounded.FromFunc(func(_ context.Context, r bounded.Request) ([]item, int, error) {
+	return bounded.FromFunc(func(_ context.Context, r driver.Request) ([]item, int, error) {
 		return want[min(r.Offset, len(want)):min(r.Offset+r.Limit, len(want))], len(want), nil
 	})
 }
@@ -54,7 +55,7 @@ func funcOf(want []item) bounded.Source[item] {
 // uncountedOf is a FromFunc source that does not count: it reads one item
 // past the page instead.
 func uncountedOf(want []item) bounded.Source[item] {
-	return bounded.FromFunc(func(_ context.Context, r bounded.Request) ([]item, int, error) {
+	return bounded.FromFunc(func(_ context.Context, r driver.Request) ([]item, int, error) {
 		return want[min(r.Offset, len(want)):min(r.Offset+r.Limit+1, len(want))], -1, nil
 	})
 }
@@ -62,12 +63,12 @@ func uncountedOf(want []item) bounded.Source[item] {
 // wrap is a Source that changes the requests and rows of another.
 type wrap struct {
 	src bounded.Source[item]
-	req func(r bounded.Request) bounded.Request
+	req func(r driver.Request) driver.Request
 	// rows, when set, changes the rows read for r.
-	rows func(r bounded.Request, rows bounded.Rows[item]) bounded.Rows[item]
+	rows func(r driver.Request, rows driver.Rows[item]) driver.Rows[item]
 }
 
-func (w wrap) Fetch(ctx context.Context, r bounded.Request) (bounded.Rows[item], error) {
+func (w wrap) Fetch(ctx context.Context, r driver.Request) (driver.Rows[item], error) {
 	if w.req != nil {
 		r = w.req(r)
 	}
@@ -81,7 +82,7 @@ func (w wrap) Fetch(ctx context.Context, r bounded.Request) (bounded.Rows[item],
 // shiftOffsets starts every page at an offset past 0 delta items late (an
 // off-by-one OFFSET): +1 skips an item between pages, -1 repeats one.
 func shiftOffsets(src bounded.Source[item], delta int) bounded.Source[item] {
-	return wrap{src: src, req: func(r bounded.Request) bounded.Request {
+	return wrap{src: src, req: func(r driver.Request) driver.Request {
 		if r.At == nil && r.Offset > 0 {
 			r.Offset += delta
 		}
@@ -91,7 +92,7 @@ func shiftOffsets(src bounded.Source[item], delta int) bounded.Source[item] {
 
 // miscount counts one item too many (a COUNT that joins a row twice).
 func miscount(src bounded.Source[item]) bounded.Source[item] {
-	return wrap{src: src, rows: func(_ bounded.Request, rows bounded.Rows[item]) bounded.Rows[item] {
+	return wrap{src: src, rows: func(_ driver.Request, rows driver.Rows[item]) driver.Rows[item] {
 		if rows.Count >= 0 {
 			rows.Count++
 		}
@@ -102,7 +103,7 @@ func miscount(src bounded.Source[item]) bounded.Source[item] {
 // capAtCap returns a capped count of exactly the cap when more items
 // match, where the cap plus one is due: the total then looks exact.
 func capAtCap(src bounded.Source[item]) bounded.Source[item] {
-	return wrap{src: src, rows: func(r bounded.Request, rows bounded.Rows[item]) bounded.Rows[item] {
+	return wrap{src: src, rows: func(r driver.Request, rows driver.Rows[item]) driver.Rows[item] {
 		if r.Count == bounded.CountCapped && rows.Count > r.CountCap {
 			rows.Count = r.CountCap
 		}
@@ -112,7 +113,7 @@ func capAtCap(src bounded.Source[item]) bounded.Source[item] {
 
 // lastPagePastEnd answers an offset past the end with the last page.
 func lastPagePastEnd(want []item) bounded.Source[item] {
-	return wrap{src: bounded.FromSlice(want), req: func(r bounded.Request) bounded.Request {
+	return wrap{src: bounded.FromSlice(want), req: func(r driver.Request) driver.Request {
 		if r.At == nil && r.Offset >= len(want) {
 			r.Offset = max(0, len(want)-r.Limit)
 		}
@@ -140,7 +141,7 @@ func newUnstableTies(want []item) *unstableTies {
 	return &unstableTies{asc: bounded.FromSlice(want), flipped: bounded.FromSlice(flipped)}
 }
 
-func (u *unstableTies) Fetch(ctx context.Context, r bounded.Request) (bounded.Rows[item], error) {
+func (u *unstableTies) Fetch(ctx context.Context, r driver.Request) (driver.Rows[item], error) {
 	u.mu.Lock()
 	u.calls++
 	odd := u.calls%2 == 1
@@ -155,7 +156,7 @@ func (u *unstableTies) Fetch(ctx context.Context, r bounded.Request) (bounded.Ro
 // it: every cursor it issues stands delta items late (+1 skips an item
 // after each cursor, -1 repeats one).
 func shiftKeys(want []item, delta int) bounded.Source[item] {
-	return wrap{src: keyedOf(want), rows: func(_ bounded.Request, rows bounded.Rows[item]) bounded.Rows[item] {
+	return wrap{src: keyedOf(want), rows: func(_ driver.Request, rows driver.Rows[item]) driver.Rows[item] {
 		rows.Keys = func(it item) []any {
 			i, _ := slices.BinarySearchFunc(want, it, compareItems)
 			return itemKeys(want[min(max(i+delta, 0), len(want)-1)])
@@ -166,7 +167,7 @@ func shiftKeys(want []item, delta int) bounded.Source[item] {
 
 // forwardOnly ignores the backward flag of a cursor.
 func forwardOnly(want []item) bounded.Source[item] {
-	return wrap{src: keyedOf(want), req: func(r bounded.Request) bounded.Request {
+	return wrap{src: keyedOf(want), req: func(r driver.Request) driver.Request {
 		if r.At != nil && r.At.Backward {
 			at := *r.At
 			at.Backward = false
@@ -179,7 +180,7 @@ func forwardOnly(want []item) bounded.Source[item] {
 // anyKeyCount makes do with cursors of any number of keys, padding or
 // cutting them to its two.
 func anyKeyCount(want []item) bounded.Source[item] {
-	return wrap{src: keyedOf(want), req: func(r bounded.Request) bounded.Request {
+	return wrap{src: keyedOf(want), req: func(r driver.Request) driver.Request {
 		if r.At != nil && len(r.At.Keys) != 2 {
 			at := *r.At
 			at.Keys = append(slices.Clone(at.Keys), int64(0), int64(0))[:2]
@@ -192,7 +193,7 @@ func anyKeyCount(want []item) bounded.Source[item] {
 // oneShot is a FromFunc source that neither counts nor reads past its
 // page: it never knows that more items follow.
 func oneShot(want []item) bounded.Source[item] {
-	return bounded.FromFunc(func(_ context.Context, r bounded.Request) ([]item, int, error) {
+	return bounded.FromFunc(func(_ context.Context, r driver.Request) ([]item, int, error) {
 		return want[min(r.Offset, len(want)):min(r.Offset+r.Limit, len(want))], -1, nil
 	})
 }
@@ -201,9 +202,9 @@ func oneShot(want []item) bounded.Source[item] {
 // bounded.ErrInvalidCursor.
 type untypedRefusal struct{ bounded.Source[item] }
 
-func (u untypedRefusal) Fetch(ctx context.Context, r bounded.Request) (bounded.Rows[item], error) {
+func (u untypedRefusal) Fetch(ctx context.Context, r driver.Request) (driver.Rows[item], error) {
 	if r.At != nil {
-		return bounded.Rows[item]{}, errors.New("no cursors here")
+		return driver.Rows[item]{}, errors.New("no cursors here")
 	}
 	return u.Source.Fetch(ctx, r)
 }
@@ -220,13 +221,13 @@ type store struct {
 
 func newStore(want []item) *store { return &store{items: slices.Clone(want)} }
 
-func (s *store) Fetch(ctx context.Context, r bounded.Request) (bounded.Rows[item], error) {
+func (s *store) Fetch(ctx context.Context, r driver.Request) (driver.Rows[item], error) {
 	s.mu.Lock()
 	snap := slices.Clone(s.items)
 	s.mu.Unlock()
 	if s.byOffset && r.At != nil && !r.At.Backward {
 		if len(r.At.Keys) != 2 {
-			return bounded.Rows[item]{}, fmt.Errorf("%w: %d keys", bounded.ErrInvalidCursor, len(r.At.Keys))
+			return driver.Rows[item]{}, fmt.Errorf("%w: %d keys", bounded.ErrInvalidCursor, len(r.At.Keys))
 		}
 		r.At = nil
 	}

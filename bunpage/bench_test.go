@@ -121,7 +121,7 @@ func BenchmarkPage(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				fetch := func(src *bunpage.Source[event], r bounded.Request) func(ctx context.Context) ([]int64, error) {
+				fetch := func(src *bunpage.Source[event], r driver.Request) func(ctx context.Context) ([]int64, error) {
 					return func(ctx context.Context) ([]int64, error) {
 						rows, err := src.Fetch(ctx, r)
 						return eventIDs(rows.Items), err
@@ -130,8 +130,8 @@ func BenchmarkPage(b *testing.B) {
 				// variants are the ways of reading the page after at (the
 				// first page for nil), then plain, the hand-written query.
 				variants := func(at *driver.Cursor, plain func(ctx context.Context) ([]int64, error)) []variant {
-					none := bounded.Request{Limit: benchLimit, Count: bounded.CountNone, At: at}
-					capped := bounded.Request{Limit: benchLimit, Count: bounded.CountCapped, At: at}
+					none := driver.Request{Limit: benchLimit, Count: bounded.CountNone, At: at}
+					capped := driver.Request{Limit: benchLimit, Count: bounded.CountCapped, At: at}
 					return []variant{
 						{"bunpage", fetch(src, none), false},
 						{"plain", plain, false},
@@ -162,7 +162,7 @@ func BenchmarkPage(b *testing.B) {
 							OrderExpr("created DESC, id DESC").Limit(benchLimit + 1).Scan(ctx)
 						return eventIDs(evs[:min(len(evs), benchLimit)]), err
 					})
-					vs = append(vs, variant{"page0", fetch(src, bounded.Request{Limit: benchLimit, Count: bounded.CountNone}), true})
+					vs = append(vs, variant{"page0", fetch(src, driver.Request{Limit: benchLimit, Count: bounded.CountNone}), true})
 					sideBySide(ctx, b, vs, append(pairs, [2]string{"bunpage", "page0"}))
 				})
 			})
@@ -209,7 +209,7 @@ func benchMixed(ctx context.Context, b *testing.B, db *bun.DB, deep event, limit
 	if err != nil {
 		b.Fatal(err)
 	}
-	r := bounded.Request{Limit: limit, Count: bounded.CountNone, At: &driver.Cursor{Keys: eventKeys(deep)}}
+	r := driver.Request{Limit: limit, Count: bounded.CountNone, At: &driver.Cursor{Keys: eventKeys(deep)}}
 	fetch := func(src *bunpage.Source[event]) func(ctx context.Context) ([]int64, error) {
 		return func(ctx context.Context) ([]int64, error) {
 			rows, err := src.Fetch(ctx, r)

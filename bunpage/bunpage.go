@@ -65,6 +65,7 @@ import (
 	"strings"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 	"github.com/boundedkit/bounded/internal/keyset"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
@@ -285,15 +286,15 @@ func (s *Source[T]) CursorScope() string { return s.scope }
 // [bounded.DefaultCountCap] of r.Limit). An empty page after the start
 // counts with a statement of its own. With [bounded.CountNone] nothing is
 // counted and Rows.Count is -1.
-func (s *Source[T]) Fetch(ctx context.Context, r bounded.Request) (bounded.Rows[T], error) {
+func (s *Source[T]) Fetch(ctx context.Context, r driver.Request) (driver.Rows[T], error) {
 	if r.Limit < 1 || r.Offset < 0 {
-		return bounded.Rows[T]{}, fmt.Errorf("%w: limit %d, offset %d", bounded.ErrInvalidPage, r.Limit, r.Offset)
+		return driver.Rows[T]{}, fmt.Errorf("%w: limit %d, offset %d", bounded.ErrInvalidPage, r.Limit, r.Offset)
 	}
 	var at []any
 	if r.At != nil {
 		var err error
 		if at, err = s.args(r.At.Keys); err != nil {
-			return bounded.Rows[T]{}, err
+			return driver.Rows[T]{}, err
 		}
 	}
 	var items []T
@@ -305,17 +306,17 @@ func (s *Source[T]) Fetch(ctx context.Context, r bounded.Request) (bounded.Rows[
 		items, count, err = s.pageCount(ctx, r, at)
 	}
 	if err != nil {
-		return bounded.Rows[T]{}, fmt.Errorf("bunpage: %w", err)
+		return driver.Rows[T]{}, fmt.Errorf("bunpage: %w", err)
 	}
 	if err := s.checkTies(items); err != nil {
-		return bounded.Rows[T]{}, err
+		return driver.Rows[T]{}, err
 	}
 	if r.At == nil && r.Offset > 0 && len(items) > 0 {
 		items = items[1:] // the row before the page
 	}
 	more := len(items) > r.Limit
 	if err := s.checkNulls(ctx, items, r.At != nil && !more); err != nil {
-		return bounded.Rows[T]{}, err
+		return driver.Rows[T]{}, err
 	}
 	if more {
 		items = items[:r.Limit]
@@ -328,9 +329,9 @@ func (s *Source[T]) Fetch(ctx context.Context, r bounded.Request) (bounded.Rows[
 		cur = r.At.Keys
 	}
 	if err := s.checkOrder(items, cur, r.Backward()); err != nil {
-		return bounded.Rows[T]{}, err
+		return driver.Rows[T]{}, err
 	}
-	return bounded.Rows[T]{Items: items, More: more, Count: int(count), Keys: s.cursorKeys}, nil
+	return driver.Rows[T]{Items: items, More: more, Count: int(count), Keys: s.cursorKeys}, nil
 }
 
 // keys returns the keys of the item at it.
@@ -379,7 +380,7 @@ func (s *Source[T]) selectFrom(name string) *bun.SelectQuery {
 // page is the query of r's page: ordered in r's reading direction, after
 // the keys at when set, one row past r.Limit; by offset after the start,
 // from the row before the page.
-func (s *Source[T]) page(r bounded.Request, at []any) *bun.SelectQuery {
+func (s *Source[T]) page(r driver.Request, at []any) *bun.SelectQuery {
 	q := s.selectFrom(alias).ColumnExpr("?.*", bun.Ident(alias))
 	for _, c := range s.cols {
 		if c.expr != "" {
@@ -413,7 +414,7 @@ const totalColumn = "_bunpage_total"
 // the rows as it does a page alone. An empty page has no row to carry the
 // count: the count of an empty set is 0, and an empty page after the
 // start counts with a statement of its own.
-func (s *Source[T]) pageCount(ctx context.Context, r bounded.Request, at []any) ([]T, int64, error) {
+func (s *Source[T]) pageCount(ctx context.Context, r driver.Request, at []any) ([]T, int64, error) {
 	var count int64
 	q := s.page(r, at).ColumnExpr("(?) AS ?", s.count(r), bun.Ident(totalColumn))
 	rows, err := q.Rows(ctx)
@@ -458,7 +459,7 @@ func (skip) Scan(any) error { return nil }
 
 // count is the query of r's count: every row of q, or at most
 // r.CountCap+1 of them.
-func (s *Source[T]) count(r bounded.Request) *bun.SelectQuery {
+func (s *Source[T]) count(r driver.Request) *bun.SelectQuery {
 	q := s.db.NewSelect().ColumnExpr("count(*)")
 	if r.Count != bounded.CountCapped {
 		return q.TableExpr("(?) AS ?", s.from, bun.Ident(alias+"_all"))

@@ -258,7 +258,7 @@ func ids(books []book) []int64 {
 
 // walkOffset reads src from offset 0 to the end in pages of size.
 func walkOffset(ctx context.Context, src bounded.Source[book], size int) ([]book, error) {
-	return walk(ctx, src, bounded.Request{Limit: size, Count: bounded.CountNone}, func(rows bounded.Rows[book], r *bounded.Request) {
+	return walk(ctx, src, driver.Request{Limit: size, Count: bounded.CountNone}, func(rows driver.Rows[book], r *driver.Request) {
 		r.Offset += len(rows.Items)
 	})
 }
@@ -266,7 +266,7 @@ func walkOffset(ctx context.Context, src bounded.Source[book], size int) ([]book
 // walkCursor reads src from its start to its end in pages of size: the
 // first by offset, the rest after the keys of the last item read.
 func walkCursor(ctx context.Context, src bounded.Source[book], size int) ([]book, error) {
-	return walk(ctx, src, bounded.Request{Limit: size, Count: bounded.CountNone}, func(rows bounded.Rows[book], r *bounded.Request) {
+	return walk(ctx, src, driver.Request{Limit: size, Count: bounded.CountNone}, func(rows driver.Rows[book], r *driver.Request) {
 		r.At = &driver.Cursor{Keys: rows.Keys(rows.Items[len(rows.Items)-1])}
 	})
 }
@@ -274,8 +274,8 @@ func walkCursor(ctx context.Context, src bounded.Source[book], size int) ([]book
 // walkBack reads src backward from the item with keys from to its start
 // in pages of size, and returns what it read in src's order.
 func walkBack(ctx context.Context, src bounded.Source[book], size int, from []any) ([]book, error) {
-	r := bounded.Request{Limit: size, Count: bounded.CountNone, At: &driver.Cursor{Backward: true, Keys: from}}
-	return walk(ctx, src, r, func(rows bounded.Rows[book], r *bounded.Request) {
+	r := driver.Request{Limit: size, Count: bounded.CountNone, At: &driver.Cursor{Backward: true, Keys: from}}
+	return walk(ctx, src, r, func(rows driver.Rows[book], r *driver.Request) {
 		r.At = &driver.Cursor{Backward: true, Keys: rows.Keys(rows.Items[0])}
 	})
 }
@@ -283,7 +283,7 @@ func walkBack(ctx context.Context, src bounded.Source[book], size int, from []an
 // walk reads pages from r until one says no more follow, and returns
 // their items in src's order; next turns the request of a page into the
 // next one's.
-func walk(ctx context.Context, src bounded.Source[book], r bounded.Request, next func(bounded.Rows[book], *bounded.Request)) ([]book, error) {
+func walk(ctx context.Context, src bounded.Source[book], r driver.Request, next func(driver.Rows[book], *driver.Request)) ([]book, error) {
 	var all []book
 	for range 10_000 {
 		rows, err := src.Fetch(ctx, r)
@@ -308,7 +308,7 @@ func walk(ctx context.Context, src bounded.Source[book], r bounded.Request, next
 
 // checkPage checks a page read with limit size: at most size items, a
 // full page when more follow, and keys.
-func checkPage(rows bounded.Rows[book], size int) error {
+func checkPage(rows driver.Rows[book], size int) error {
 	switch {
 	case len(rows.Items) > size:
 		return fmt.Errorf("%d items for a limit of %d", len(rows.Items), size)
@@ -446,13 +446,13 @@ func TestCounts(t *testing.T) {
 		} {
 			for _, at := range []struct {
 				name string
-				r    bounded.Request
+				r    driver.Request
 			}{
-				{"first", bounded.Request{Limit: 3}},
-				{"offset", bounded.Request{Limit: 3, Offset: 10}},
-				{"past-end", bounded.Request{Limit: 3, Offset: n + 5}},
-				{"cursor", bounded.Request{Limit: 3, At: mid}},
-				{"backward", bounded.Request{Limit: 3, At: back}},
+				{"first", driver.Request{Limit: 3}},
+				{"offset", driver.Request{Limit: 3, Offset: 10}},
+				{"past-end", driver.Request{Limit: 3, Offset: n + 5}},
+				{"cursor", driver.Request{Limit: 3, At: mid}},
+				{"backward", driver.Request{Limit: 3, At: back}},
 			} {
 				r := at.r
 				r.Count, r.CountCap = c.count, c.countCap
@@ -481,7 +481,7 @@ func TestCounts(t *testing.T) {
 				b.ID = 9999
 				insertBooks(t, db, b)
 			}
-			rows, err := src.Fetch(ctx, bounded.Request{Limit: 3, Count: bounded.CountCapped})
+			rows, err := src.Fetch(ctx, driver.Request{Limit: 3, Count: bounded.CountCapped})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -507,16 +507,16 @@ func TestStatements(t *testing.T) {
 		for _, c := range []struct {
 			name      string
 			src       *bunpage.Source[book]
-			r         bounded.Request
+			r         driver.Request
 			wantCount int
 			want      []string // what each statement holds
 		}{
-			{"none", src, bounded.Request{Limit: 5, Count: bounded.CountNone}, -1, []string{"LIMIT 6"}},
-			{"exact", src, bounded.Request{Limit: 5, Count: bounded.CountExact}, n, []string{`count(*) FROM (SELECT "b"."id"`}},
-			{"capped", src, bounded.Request{Limit: 5, Count: bounded.CountCapped, CountCap: 3}, 4, []string{`LIMIT 4) AS "bunpage_capped") AS "_bunpage_total"`}},
-			{"cursor", src, bounded.Request{Limit: 5, Count: bounded.CountExact, At: &driver.Cursor{Keys: orders[0].keys(books[0])}}, n, []string{`"_bunpage_total"`}},
-			{"past the end", src, bounded.Request{Limit: 5, Offset: 100, Count: bounded.CountExact}, n, []string{`"_bunpage_total"`, "SELECT count(*)"}},
-			{"empty set", empty, bounded.Request{Limit: 5, Count: bounded.CountCapped}, 0, []string{`"_bunpage_total"`}},
+			{"none", src, driver.Request{Limit: 5, Count: bounded.CountNone}, -1, []string{"LIMIT 6"}},
+			{"exact", src, driver.Request{Limit: 5, Count: bounded.CountExact}, n, []string{`count(*) FROM (SELECT "b"."id"`}},
+			{"capped", src, driver.Request{Limit: 5, Count: bounded.CountCapped, CountCap: 3}, 4, []string{`LIMIT 4) AS "bunpage_capped") AS "_bunpage_total"`}},
+			{"cursor", src, driver.Request{Limit: 5, Count: bounded.CountExact, At: &driver.Cursor{Keys: orders[0].keys(books[0])}}, n, []string{`"_bunpage_total"`}},
+			{"past the end", src, driver.Request{Limit: 5, Offset: 100, Count: bounded.CountExact}, n, []string{`"_bunpage_total"`, "SELECT count(*)"}},
+			{"empty set", empty, driver.Request{Limit: 5, Count: bounded.CountCapped}, 0, []string{`"_bunpage_total"`}},
 		} {
 			rows, err := c.src.Fetch(ctx, c.r)
 			if err != nil {
@@ -591,7 +591,7 @@ func TestSnapshot(t *testing.T) {
 			// guard against a writer that hangs.
 			first, last, reads := -1, -1, 0
 			for hang := time.Now().Add(2 * time.Minute); (reads < 300 || last-first < 20) && time.Now().Before(hang); reads++ {
-				rows, err := src.Fetch(ctx, bounded.Request{Limit: 1, Count: bounded.CountExact})
+				rows, err := src.Fetch(ctx, driver.Request{Limit: 1, Count: bounded.CountExact})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -626,7 +626,7 @@ func TestInTx(t *testing.T) {
 			want := orders[0].sorted(append(books, b), "a")
 			src := orders[0].source(t, tx, "a")
 			for _, c := range []bounded.CountMode{bounded.CountNone, bounded.CountExact} {
-				rows, err := src.Fetch(ctx, bounded.Request{Limit: 100, Count: c})
+				rows, err := src.Fetch(ctx, driver.Request{Limit: 100, Count: c})
 				if err != nil {
 					return err
 				}
@@ -712,7 +712,7 @@ func TestPointerItems(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, c := range []bounded.CountMode{bounded.CountNone, bounded.CountExact} {
-			rows, err := src.Fetch(t.Context(), bounded.Request{Limit: 5, Count: c})
+			rows, err := src.Fetch(t.Context(), driver.Request{Limit: 5, Count: c})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -738,7 +738,7 @@ func TestQueryCopied(t *testing.T) {
 		t.Fatal(err)
 	}
 	q.Where("1 = 0")
-	rows, err := src.Fetch(t.Context(), bounded.Request{Limit: 100, Count: bounded.CountNone})
+	rows, err := src.Fetch(t.Context(), driver.Request{Limit: 100, Count: bounded.CountNone})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -754,7 +754,7 @@ func TestBadRequest(t *testing.T) {
 	ldb, log := logged(db)
 	src := orders[0].source(t, ldb, "a")
 	log.take()
-	for _, r := range []bounded.Request{{Limit: 0}, {Limit: -1}, {Limit: 5, Offset: -1}} {
+	for _, r := range []driver.Request{{Limit: 0}, {Limit: -1}, {Limit: 5, Offset: -1}} {
 		_, err := src.Fetch(t.Context(), r)
 		if !errors.Is(err, bounded.ErrInvalidPage) {
 			t.Errorf("%+v: error %v, want ErrInvalidPage", r, err)
@@ -774,7 +774,7 @@ func TestCanceled(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
 		for _, c := range []bounded.CountMode{bounded.CountNone, bounded.CountExact} {
-			_, err := src.Fetch(ctx, bounded.Request{Limit: 5, Count: c})
+			_, err := src.Fetch(ctx, driver.Request{Limit: 5, Count: c})
 			if !errors.Is(err, context.Canceled) {
 				t.Errorf("%s: error %v, want context.Canceled", c, err)
 			}
@@ -810,7 +810,7 @@ func TestJoinedRelation(t *testing.T) {
 			mode  bounded.CountMode
 			count int
 		}{{bounded.CountNone, -1}, {bounded.CountExact, 3}} {
-			rows, err := src.Fetch(t.Context(), bounded.Request{Limit: 2, Count: c.mode, At: &driver.Cursor{Keys: []any{int64(3)}}})
+			rows, err := src.Fetch(t.Context(), driver.Request{Limit: 2, Count: c.mode, At: &driver.Cursor{Keys: []any{int64(3)}}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -89,7 +89,7 @@ func TestForgedCursors(t *testing.T) {
 			for _, back := range []bool{false, true} {
 				for _, count := range []bounded.CountMode{bounded.CountNone, bounded.CountExact} {
 					log.take()
-					r := bounded.Request{Limit: 3, Count: count, At: &driver.Cursor{Backward: back, Keys: keys}}
+					r := driver.Request{Limit: 3, Count: count, At: &driver.Cursor{Backward: back, Keys: keys}}
 					rows, err := src.Fetch(ctx, r)
 					switch {
 					case !errors.Is(err, bounded.ErrInvalidCursor):
@@ -135,7 +135,7 @@ func TestForgedCursors(t *testing.T) {
 			keys := slices.Clone(valid)
 			keys[c.i] = c.v
 			for _, back := range []bool{false, true} {
-				r := bounded.Request{Limit: 3, Count: bounded.CountExact, At: &driver.Cursor{Backward: back, Keys: keys}}
+				r := driver.Request{Limit: 3, Count: bounded.CountExact, At: &driver.Cursor{Backward: back, Keys: keys}}
 				if _, err := src.Fetch(ctx, r); err != nil {
 					t.Errorf("%s (backward %v): %v", c.name, back, err)
 				}

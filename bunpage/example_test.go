@@ -66,7 +66,7 @@ func openTasks() (*bun.DB, func(), error) {
 }
 
 // listTasks prints the titles of the tasks r asks for, in order.
-func listTasks(r bounded.Request, order ...bunpage.Column[Task]) {
+func listTasks(r driver.Request, order ...bunpage.Column[Task]) {
 	db, done, err := openTasks()
 	if err != nil {
 		fmt.Println(err)
@@ -166,7 +166,7 @@ func ExampleNew() {
 
 func ExampleCol() {
 	// Titles in byte order, the id breaking ties.
-	listTasks(bounded.Request{Limit: 3, Count: bounded.CountNone},
+	listTasks(driver.Request{Limit: 3, Count: bounded.CountNone},
 		bunpage.Col("title", func(t Task) string { return t.Title }),
 		bunpage.Col("id", func(t Task) int64 { return t.ID }).Unique(),
 	)
@@ -178,7 +178,7 @@ func ExampleCol() {
 
 func ExampleNullable() {
 	// Tasks with a due date first, soonest first; then those without.
-	listTasks(bounded.Request{Limit: 10, Count: bounded.CountNone},
+	listTasks(driver.Request{Limit: 10, Count: bounded.CountNone},
 		bunpage.Nullable("due", func(t Task) *time.Time { return t.Due }),
 		bunpage.Col("id", func(t Task) int64 { return t.ID }).Unique(),
 	)
@@ -192,7 +192,7 @@ func ExampleNullable() {
 
 func ExampleColumn_NullsFirst() {
 	// Tasks without a due date first; then the latest due first.
-	listTasks(bounded.Request{Limit: 10, Count: bounded.CountNone},
+	listTasks(driver.Request{Limit: 10, Count: bounded.CountNone},
 		bunpage.Nullable("due", func(t Task) *time.Time { return t.Due }).Desc().NullsFirst(),
 		bunpage.Col("id", func(t Task) int64 { return t.ID }).Unique(),
 	)
@@ -206,7 +206,7 @@ func ExampleColumn_NullsFirst() {
 
 func ExampleColumn_Desc() {
 	// The newest tasks first: the largest ids.
-	listTasks(bounded.Request{Limit: 2, Count: bounded.CountNone},
+	listTasks(driver.Request{Limit: 2, Count: bounded.CountNone},
 		bunpage.Col("id", func(t Task) int64 { return t.ID }).Desc().Unique(),
 	)
 	// Output:
@@ -216,7 +216,7 @@ func ExampleColumn_Desc() {
 
 func ExampleColumn_Unique() {
 	// Titles are unique here, so they alone order the tasks.
-	listTasks(bounded.Request{Limit: 2, Offset: 3, Count: bounded.CountNone},
+	listTasks(driver.Request{Limit: 2, Offset: 3, Count: bounded.CountNone},
 		bunpage.Col("title", func(t Task) string { return t.Title }).Unique(),
 	)
 	// Output:
@@ -244,7 +244,7 @@ func ExampleSource_Fetch() {
 	ctx := context.Background()
 	// The tasks after "Pay the hosting" (priority 3, id 3), with a count.
 	at := &driver.Cursor{Keys: []any{int64(3), int64(3)}}
-	rows, err := src.Fetch(ctx, bounded.Request{Limit: 2, At: at})
+	rows, err := src.Fetch(ctx, driver.Request{Limit: 2, At: at})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -255,7 +255,7 @@ func ExampleSource_Fetch() {
 	fmt.Println("more:", rows.More, "count:", rows.Count)
 
 	// The task before it, backward.
-	rows, err = src.Fetch(ctx, bounded.Request{Limit: 2, At: &driver.Cursor{Backward: true, Keys: at.Keys}, Count: bounded.CountNone})
+	rows, err = src.Fetch(ctx, driver.Request{Limit: 2, At: &driver.Cursor{Backward: true, Keys: at.Keys}, Count: bounded.CountNone})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -263,7 +263,7 @@ func ExampleSource_Fetch() {
 	fmt.Println(rows.Items[0].Title, "more:", rows.More)
 
 	// A key of the wrong type.
-	_, err = src.Fetch(ctx, bounded.Request{Limit: 2, At: &driver.Cursor{Keys: []any{"3", int64(3)}}})
+	_, err = src.Fetch(ctx, driver.Request{Limit: 2, At: &driver.Cursor{Keys: []any{"3", int64(3)}}})
 	fmt.Println(err)
 	// Output:
 	// Write the report [2 1]
@@ -287,7 +287,7 @@ func ExampleBy() {
 		fmt.Println(err)
 		return
 	}
-	rows, err := src.Fetch(context.Background(), bounded.Request{Limit: 3})
+	rows, err := src.Fetch(context.Background(), driver.Request{Limit: 3})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -328,7 +328,7 @@ func ExampleOrders() {
 			fmt.Println(err)
 			continue
 		}
-		rows, err := src.Fetch(context.Background(), bounded.Request{Limit: 2, Count: bounded.CountNone})
+		rows, err := src.Fetch(context.Background(), driver.Request{Limit: 2, Count: bounded.CountNone})
 		if err != nil {
 			fmt.Println(err)
 			return

@@ -268,7 +268,7 @@ func TestBy(t *testing.T) {
 					}
 				}
 			}
-			rows, err := src.Fetch(ctx, bounded.Request{Limit: 5})
+			rows, err := src.Fetch(ctx, driver.Request{Limit: 5})
 			if err != nil || rows.Count != len(want) {
 				t.Errorf("%q: count %d, %v; want %d", c.keys, rows.Count, err, len(want))
 			}

@@ -144,7 +144,7 @@ func TestExtremeDoubles(t *testing.T) {
 		}
 		for i, m := range want {
 			for _, back := range []bool{false, true} {
-				r := bounded.Request{Limit: len(want), Count: bounded.CountNone, At: &driver.Cursor{Backward: back, Keys: []any{m.Value, m.ID}}}
+				r := driver.Request{Limit: len(want), Count: bounded.CountNone, At: &driver.Cursor{Backward: back, Keys: []any{m.Value, m.ID}}}
 				rows, err := src.Fetch(ctx, r)
 				wantPage := want[i+1:]
 				if back {
@@ -287,7 +287,7 @@ func TestUnusableKeys(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			all, err := src.Fetch(ctx, bounded.Request{Limit: 100, Count: bounded.CountNone})
+			all, err := src.Fetch(ctx, driver.Request{Limit: 100, Count: bounded.CountNone})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -27,14 +27,14 @@ var ErrNoIndex = errors.New("bunpage: no index serves the order")
 // sort for a small table. On Postgres the plans are read with sorts and
 // sequential scans disabled, so that the table's size does not matter.
 func (s *Source[T]) CheckIndex(ctx context.Context) error {
-	pages := []bounded.Request{{Limit: 20, Count: bounded.CountNone}}
-	first, err := s.Fetch(ctx, bounded.Request{Limit: 1, Count: bounded.CountNone})
+	pages := []driver.Request{{Limit: 20, Count: bounded.CountNone}}
+	first, err := s.Fetch(ctx, driver.Request{Limit: 1, Count: bounded.CountNone})
 	if err != nil {
 		return err
 	}
 	if len(first.Items) > 0 {
 		if keys := first.Keys(first.Items[0]); keys != nil {
-			pages = append(pages, bounded.Request{Limit: 20, Count: bounded.CountNone, At: &driver.Cursor{Keys: keys}})
+			pages = append(pages, driver.Request{Limit: 20, Count: bounded.CountNone, At: &driver.Cursor{Keys: keys}})
 		}
 	}
 	for _, r := range pages {

@@ -4,11 +4,11 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/boundedkit/bounded/driver"
 	"github.com/uptrace/bun"
 
 	"github.com/boundedkit/bounded"
 	"github.com/boundedkit/bounded/bunpage"
-	"github.com/boundedkit/bounded/driver"
 )
 
 // TestValueOrderMismatch: a column whose value function does not return
@@ -36,11 +36,11 @@ func TestValueOrderMismatch(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = src.Fetch(ctx, bounded.Request{Limit: 10, Count: bounded.CountNone})
+			_, err = src.Fetch(ctx, driver.Request{Limit: 10, Count: bounded.CountNone})
 			if !errors.Is(err, bunpage.ErrInvalidSource) {
 				t.Errorf("%s: first page: %v, want ErrInvalidSource", c.name, err)
 			}
-			_, err = src.Fetch(ctx, bounded.Request{Limit: 10, Count: bounded.CountNone, At: &driver.Cursor{Keys: []any{c.first, int64(0)}}})
+			_, err = src.Fetch(ctx, driver.Request{Limit: 10, Count: bounded.CountNone, At: &driver.Cursor{Keys: []any{c.first, int64(0)}}})
 			// Postgres may refuse the comparison itself: an error either way.
 			if err == nil || c.name == "negated" && !errors.Is(err, bunpage.ErrInvalidSource) {
 				t.Errorf("%s: a page after a cursor: %v, want an error (ErrInvalidSource when the types compare)", c.name, err)

@@ -53,13 +53,13 @@ func TestPlans(t *testing.T) {
 			for form, src := range forms {
 				for _, r := range []struct {
 					name   string
-					req    bounded.Request
+					req    driver.Request
 					ranged bool
 				}{
-					{"offset 0", bounded.Request{Limit: 20}, false},
-					{"offset 100", bounded.Request{Limit: 20, Offset: 100}, false},
-					{"cursor", bounded.Request{Limit: 20, At: &driver.Cursor{Keys: eventKeys(deep)}}, true},
-					{"backward", bounded.Request{Limit: 20, At: &driver.Cursor{Backward: true, Keys: eventKeys(deep)}}, true},
+					{"offset 0", driver.Request{Limit: 20}, false},
+					{"offset 100", driver.Request{Limit: 20, Offset: 100}, false},
+					{"cursor", driver.Request{Limit: 20, At: &driver.Cursor{Keys: eventKeys(deep)}}, true},
+					{"backward", driver.Request{Limit: 20, At: &driver.Cursor{Backward: true, Keys: eventKeys(deep)}}, true},
 				} {
 					name := form + q.name + "/" + r.name
 					r.req.Count = bounded.CountNone
@@ -259,12 +259,12 @@ func TestPlanShapes(t *testing.T) {
 			}
 			type page struct {
 				name   string
-				req    bounded.Request
+				req    driver.Request
 				ranged bool
 			}
-			pages := []page{{"offset 0", bounded.Request{Limit: 20}, false}}
+			pages := []page{{"offset 0", driver.Request{Limit: 20}, false}}
 			for _, deep := range []int{5, 50, 95} {
-				at, err := src.Fetch(ctx, bounded.Request{Limit: 1, Offset: n * deep / 100, Count: bounded.CountNone})
+				at, err := src.Fetch(ctx, driver.Request{Limit: 1, Offset: n * deep / 100, Count: bounded.CountNone})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -278,7 +278,7 @@ func TestPlanShapes(t *testing.T) {
 					if back {
 						name += " backward"
 					}
-					pages = append(pages, page{name, bounded.Request{Limit: 20, At: &driver.Cursor{Backward: back, Keys: keys}}, !both || isMySQL(db)})
+					pages = append(pages, page{name, driver.Request{Limit: 20, At: &driver.Cursor{Backward: back, Keys: keys}}, !both || isMySQL(db)})
 				}
 			}
 			for _, p := range pages {

@@ -24,10 +24,10 @@ func walkAll[T any](ctx context.Context, src bounded.Source[T], size int, how st
 	if how == "respond" {
 		return respondWalk(ctx, src, size)
 	}
-	r := bounded.Request{Limit: size, Count: bounded.CountNone}
+	r := driver.Request{Limit: size, Count: bounded.CountNone}
 	if how == "backward" {
 		// The last page: count, then read from the end.
-		rows, err := src.Fetch(ctx, bounded.Request{Limit: 1, Count: bounded.CountExact})
+		rows, err := src.Fetch(ctx, driver.Request{Limit: 1, Count: bounded.CountExact})
 		if err != nil {
 			return nil, err
 		}

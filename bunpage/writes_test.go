@@ -37,7 +37,7 @@ func TestWalkUnderWrites(t *testing.T) {
 						throughout[b.ID] = true
 					}
 					src := o.source(t, db, "a")
-					r := bounded.Request{Limit: 3, Count: bounded.CountNone}
+					r := driver.Request{Limit: 3, Count: bounded.CountNone}
 					if back {
 						r.At = &driver.Cursor{Backward: true, Keys: o.keys(edge)}
 					}

@@ -12,7 +12,7 @@ import (
 )
 
 // Cursor is the position a cursor string carries, which a store reads in
-// bounded.Request.At.
+// [Request.At].
 type Cursor struct {
 	// Backward reports that the cursor reads the items before Keys, not
 	// after.

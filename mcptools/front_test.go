@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/boundedkit/bounded/driver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/boundedkit/bounded"
@@ -161,7 +162,7 @@ func TestSourceError(t *testing.T) {
 	mcptools.AddTool(server, &mcp.Tool{Name: "orders", Description: "Lists orders."},
 		mcptools.Options[run]{Limits: runLimits, Budget: bounded.Budget{Logger: slog.New(slog.NewTextHandler(&log, nil))}},
 		func(context.Context, *mcp.CallToolRequest, struct{}) (bounded.Source[run], error) {
-			return bounded.FromFunc(func(context.Context, bounded.Request) ([]run, int, error) {
+			return bounded.FromFunc(func(context.Context, driver.Request) ([]run, int, error) {
 				return nil, 0, errors.New("bunpage: SQL logic error: no such table: orders (1)")
 			}), nil
 		})
@@ -196,7 +197,7 @@ func TestOnceEach(t *testing.T) {
 	mcptools.AddTool(server, &mcp.Tool{Name: "items", Description: "Lists items."},
 		mcptools.Options[counted]{Limits: bounded.Limits{Default: 5, Max: 10}, Fields: true},
 		func(context.Context, *mcp.CallToolRequest, struct{}) (bounded.Source[counted], error) {
-			return bounded.FromFunc(func(_ context.Context, r bounded.Request) ([]counted, int, error) {
+			return bounded.FromFunc(func(_ context.Context, r driver.Request) ([]counted, int, error) {
 				fetches.Add(1)
 				var out []counted
 				for i := r.Offset; i < min(r.Offset+r.Limit, 12); i++ {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/boundedkit/bounded/driver"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -411,7 +412,7 @@ func TestOffsetOnlySource(t *testing.T) {
 	runs := newRuns(25)
 	mcptools.AddTool(server, &mcp.Tool{Name: "runs"}, mcptools.Options[run]{Limits: runLimits},
 		func(context.Context, *mcp.CallToolRequest, struct{}) (bounded.Source[run], error) {
-			return bounded.FromFunc(func(_ context.Context, r bounded.Request) ([]run, int, error) {
+			return bounded.FromFunc(func(_ context.Context, r driver.Request) ([]run, int, error) {
 				all := runs.matching("")
 				return all[min(r.Offset, len(all)):min(r.Offset+r.Limit, len(all))], len(all), nil
 			}), nil

@@ -122,17 +122,17 @@ type sorted[S, T any] struct {
 	loaded bool
 }
 
-func (x *sorted[S, T]) Fetch(_ context.Context, r bounded.Request) (bounded.Rows[T], error) {
+func (x *sorted[S, T]) Fetch(_ context.Context, r driver.Request) (driver.Rows[T], error) {
 	if !x.loaded {
 		all, err := x.load()
 		if err != nil {
-			return bounded.Rows[T]{}, err
+			return driver.Rows[T]{}, err
 		}
 		x.all, x.loaded = all, true
 	}
 	if r.At != nil {
 		if err := x.o.Check(r.At.Keys); err != nil {
-			return bounded.Rows[T]{}, err
+			return driver.Rows[T]{}, err
 		}
 	}
 	all, o, view := x.all, x.o, x.view
@@ -164,7 +164,7 @@ func (x *sorted[S, T]) Fetch(_ context.Context, r bounded.Request) (bounded.Rows
 	if r.Count == bounded.CountCapped {
 		count = min(count, r.CountCap+1)
 	}
-	return bounded.Rows[T]{Items: items, More: more, Count: count, Keys: o.Keys}, nil
+	return driver.Rows[T]{Items: items, More: more, Count: count, Keys: o.Keys}, nil
 }
 
 // clone returns a copy of s that shares no memory with it; nil when s is

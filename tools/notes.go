@@ -480,7 +480,7 @@ func (s *Set) noteLinks(ctx context.Context, r *request) ([]byte, error) {
 		return nil, err
 	}
 	counts := links
-	all := bounded.FromFunc(func(ctx context.Context, req bounded.Request) ([]LinkItem, int, error) {
+	all := bounded.FromFunc(func(ctx context.Context, req driver.Request) ([]LinkItem, int, error) {
 		var totals [3]int
 		total := 0
 		for i, p := range at(counts) {

@@ -253,7 +253,7 @@ func variants(b *testing.B, db *dbPair, at *event) []variant {
 		b.Fatal(err)
 	}
 	countCap := bounded.DefaultCountCap(limit)
-	r := bounded.Request{Limit: limit, Count: bounded.CountNone}
+	r := driver.Request{Limit: limit, Count: bounded.CountNone}
 	rules := []paginator.Rule{{Key: "Created"}, {Key: "ID"}}
 	var after string
 	if at != nil {
@@ -262,7 +262,7 @@ func variants(b *testing.B, db *dbPair, at *event) []variant {
 			b.Fatal(err)
 		}
 	}
-	fetch := func(r bounded.Request) func(ctx context.Context) ([]int64, error) {
+	fetch := func(r driver.Request) func(ctx context.Context) ([]int64, error) {
 		return func(ctx context.Context) ([]int64, error) {
 			rows, err := src.Fetch(ctx, r)
 			return ids(rows.Items), err

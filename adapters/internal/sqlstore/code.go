@@ -67,13 +67,13 @@ func (s *Store) PutChunks(ctx context.Context, chunks []ports.Chunk) error {
 // in Go exactly as [ports.TermScore] does. See [ports.Code].
 func (s *Store) SearchCode(ctx context.Context, q ports.CodeQuery, p bounded.Page) (bounded.Paged[ports.CodeMatch], error) {
 	scope := q.Scope()
-	return fetch(ctx, s, p, ports.SearchCodeLimits, scope, func(ctx context.Context, req bounded.Request) (bounded.Rows[ports.CodeMatch], error) {
+	return fetch(ctx, s, p, ports.SearchCodeLimits, scope, func(ctx context.Context, req driver.Request) (driver.Rows[ports.CodeMatch], error) {
 		q, err := q.Normalize()
 		if err != nil {
-			return bounded.Rows[ports.CodeMatch]{}, err
+			return driver.Rows[ports.CodeMatch]{}, err
 		}
 		if err := ctx.Err(); err != nil {
-			return bounded.Rows[ports.CodeMatch]{}, err
+			return driver.Rows[ports.CodeMatch]{}, err
 		}
 		terms := ports.Terms(q.Query)
 		where, whereArgs := "1 = 1", []any(nil)
@@ -89,14 +89,14 @@ func (s *Store) SearchCode(ctx context.Context, q ports.CodeQuery, p bounded.Pag
 		}
 		found, err := s.termChunks(ctx, terms)
 		if err != nil {
-			return bounded.Rows[ports.CodeMatch]{}, err
+			return driver.Rows[ports.CodeMatch]{}, err
 		}
 		pq := s.codeGrouped(terms, where, whereArgs)
 		if found != nil {
 			w := codeWalk{terms: terms, found: found, where: where, whereArgs: whereArgs}
 			walks, err := s.planCodeWalk(ctx, &w, q.PathPrefix)
 			if err != nil {
-				return bounded.Rows[ports.CodeMatch]{}, err
+				return driver.Rows[ports.CodeMatch]{}, err
 			}
 			if walks {
 				pq = s.codeWalked(&w, req)
@@ -299,7 +299,7 @@ const chunkShares = "(SELECT count(*) FROM bounded_chunk_terms u WHERE u.chunk_i
 // chooses). The total counts the chunks of each term, broadest first,
 // that hold none of the terms before it, so that a capped count stops at
 // the cap.
-func (s *Store) codeWalked(w *codeWalk, req bounded.Request) paged {
+func (s *Store) codeWalked(w *codeWalk, req driver.Request) paged {
 	terms, where, whereArgs := w.terms, w.where, w.whereArgs
 	keys := []key{{inner: "c.file_path", outer: "p.file_path"}, {inner: "c.start_line", outer: "p.start_line", num: true}, {inner: "c.id", outer: "p.id"}}
 	conv := sharedOf(terms)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 	"github.com/boundedkit/bounded/ports"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
@@ -35,22 +36,22 @@ const walkBatch = 1000
 // A node's children are the nodes with an edge to it (see tree.go).
 func (s *Store) Descendants(ctx context.Context, id string, maxDepth int, p bounded.Page) (bounded.Paged[ports.Descendant], error) {
 	scope := ports.Scope("Descendants", id, strconv.Itoa(maxDepth))
-	return fetch(ctx, s, p, ports.DescendantsLimits, scope, func(ctx context.Context, req bounded.Request) (bounded.Rows[ports.Descendant], error) {
+	return fetch(ctx, s, p, ports.DescendantsLimits, scope, func(ctx context.Context, req driver.Request) (driver.Rows[ports.Descendant], error) {
 		if err := ports.ValidateQuery("id", id); err != nil {
-			return bounded.Rows[ports.Descendant]{}, err
+			return driver.Rows[ports.Descendant]{}, err
 		}
 		maxDepth, err := ports.DescendantDepth(maxDepth)
 		if err != nil {
-			return bounded.Rows[ports.Descendant]{}, err
+			return driver.Rows[ports.Descendant]{}, err
 		}
 		if err := ctx.Err(); err != nil {
-			return bounded.Rows[ports.Descendant]{}, err
+			return driver.Rows[ports.Descendant]{}, err
 		}
 		var opts *sql.TxOptions
 		if s.db.Dialect().Name() == dialect.PG {
 			opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
 		}
-		var page bounded.Rows[ports.Descendant]
+		var page driver.Rows[ports.Descendant]
 		var found bool
 		var inner error // an error of a statement, already wrapped
 		err = s.untilFree(ctx, func() error {
@@ -69,11 +70,11 @@ func (s *Store) Descendants(ctx context.Context, id string, maxDepth int, p boun
 		})
 		switch {
 		case inner != nil:
-			return bounded.Rows[ports.Descendant]{}, inner
+			return driver.Rows[ports.Descendant]{}, inner
 		case err != nil: // beginning or ending the transaction
-			return bounded.Rows[ports.Descendant]{}, s.wrapCtx(ctx, err)
+			return driver.Rows[ports.Descendant]{}, s.wrapCtx(ctx, err)
 		case !found:
-			return bounded.Rows[ports.Descendant]{}, notFound("note", id)
+			return driver.Rows[ports.Descendant]{}, notFound("note", id)
 		}
 		return page, nil
 	})
@@ -117,7 +118,7 @@ func (s *Store) walk(ctx context.Context, id string, maxDepth int) ([][]string, 
 
 // descendantsPage reads the page of req over the nodes of levels (by
 // depth, from 1), and whether node id exists, in one statement.
-func (s *Store) descendantsPage(ctx context.Context, id string, levels [][]string, req bounded.Request) (bounded.Rows[ports.Descendant], bool, error) {
+func (s *Store) descendantsPage(ctx context.Context, id string, levels [][]string, req driver.Request) (driver.Rows[ports.Descendant], bool, error) {
 	// below (id, depth) lists the nodes reached, each with its depth; the
 	// lookups in bounded_note_nodes turn each level's ID list into rows.
 	var below []string
@@ -144,7 +145,7 @@ func (s *Store) descendantsPage(ctx context.Context, id string, levels [][]strin
 		return ports.Descendant{NoteRef: ref, Depth: int(depth)}, ok, err
 	})
 	if err != nil {
-		return bounded.Rows[ports.Descendant]{}, false, err
+		return driver.Rows[ports.Descendant]{}, false, err
 	}
 	return page, ext[0] != 0, nil
 }

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 	"github.com/boundedkit/bounded/ports"
 	"github.com/uptrace/bun"
 )
@@ -61,11 +61,11 @@ type fuzzyMatch struct {
 // by one GROUP BY ([Store.searchTrigramTable]); the others are read as
 // the page needs (see above), every statement in one snapshot
 // ([Store.snapshot]).
-func (s *Store) searchFuzzy(ctx context.Context, q ports.NodeQuery, req bounded.Request, tagWhere []string, tagArgs []any) (bounded.Rows[ports.NodeMatch], error) {
+func (s *Store) searchFuzzy(ctx context.Context, q ports.NodeQuery, req driver.Request, tagWhere []string, tagArgs []any) (driver.Rows[ports.NodeMatch], error) {
 	o := ports.NodeOrder(ports.Fuzzy)
 	if req.At != nil {
 		if err := o.Check(req.At.Keys); err != nil {
-			return bounded.Rows[ports.NodeMatch]{}, err
+			return driver.Rows[ports.NodeMatch]{}, err
 		}
 	}
 	var qs []fuzzyQuery
@@ -76,16 +76,16 @@ func (s *Store) searchFuzzy(ctx context.Context, q ports.NodeQuery, req bounded.
 	}
 	if len(qs) == 0 {
 		// No query can match: the exact total is 0.
-		return bounded.Rows[ports.NodeMatch]{Count: 0, Keys: o.Keys}, nil
+		return driver.Rows[ports.NodeMatch]{Count: 0, Keys: o.Keys}, nil
 	}
 	few, err := s.fewTrigramRows(ctx, qs)
 	if err != nil {
-		return bounded.Rows[ports.NodeMatch]{}, s.wrapCtx(ctx, err)
+		return driver.Rows[ports.NodeMatch]{}, s.wrapCtx(ctx, err)
 	}
 	if few {
 		return s.searchTrigramTable(ctx, q, req, tagWhere, tagArgs)
 	}
-	var out bounded.Rows[ports.NodeMatch]
+	var out driver.Rows[ports.NodeMatch]
 	err = s.snapshot(ctx, func(ctx context.Context, st *Store) error {
 		f, err := st.newFuzzyRead(ctx, qs, q.Threshold, tagWhere, tagArgs)
 		if err != nil {
@@ -95,7 +95,7 @@ func (s *Store) searchFuzzy(ctx context.Context, q ports.NodeQuery, req bounded.
 		return s.wrapCtx(ctx, err)
 	})
 	if err != nil {
-		return bounded.Rows[ports.NodeMatch]{}, err
+		return driver.Rows[ports.NodeMatch]{}, err
 	}
 	out.Keys = o.Keys
 	return out, nil

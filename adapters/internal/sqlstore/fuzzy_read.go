@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 	"github.com/boundedkit/bounded/ports"
 	"github.com/uptrace/bun"
 )
@@ -371,7 +372,7 @@ func (f *fuzzyRead) countLevel(ctx context.Context, m int) error {
 // from the cursor on (or from the start, skipping Offset), are those of
 // the matches read that no name left can reach, or every match once no
 // name left can reach the threshold; the count needs as many matches.
-func (f *fuzzyRead) page(ctx context.Context, req bounded.Request) (bounded.Rows[ports.NodeMatch], error) {
+func (f *fuzzyRead) page(ctx context.Context, req driver.Request) (driver.Rows[ports.NodeMatch], error) {
 	backward := req.Backward()
 	var atScore float64
 	var atName string
@@ -430,7 +431,7 @@ func (f *fuzzyRead) page(ctx context.Context, req bounded.Request) (bounded.Rows
 			break
 		}
 		if err := f.step(ctx, c); err != nil {
-			return bounded.Rows[ports.NodeMatch]{}, err
+			return driver.Rows[ports.NodeMatch]{}, err
 		}
 	}
 	var page []fuzzyMatch
@@ -450,7 +451,7 @@ func (f *fuzzyRead) page(ctx context.Context, req bounded.Request) (bounded.Rows
 	}
 	items, err := f.st.entitiesOf(ctx, page)
 	if err != nil {
-		return bounded.Rows[ports.NodeMatch]{}, err
+		return driver.Rows[ports.NodeMatch]{}, err
 	}
 	if backward {
 		slices.Reverse(items)
@@ -459,5 +460,5 @@ func (f *fuzzyRead) page(ctx context.Context, req bounded.Request) (bounded.Rows
 	if req.Count != bounded.CountNone {
 		count = min(len(f.matches), want)
 	}
-	return bounded.Rows[ports.NodeMatch]{Items: items, More: more, Count: count}, nil
+	return driver.Rows[ports.NodeMatch]{Items: items, More: more, Count: count}, nil
 }

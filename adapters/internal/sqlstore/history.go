@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 	"github.com/boundedkit/bounded/ports"
 	"github.com/uptrace/bun"
 )
@@ -43,12 +44,12 @@ func (s *Store) RecordRun(ctx context.Context, r ports.Run) error {
 // [ports.History].
 func (s *Store) ResponseHistory(ctx context.Context, endpointID string, p bounded.Page) (bounded.Paged[ports.RunView], error) {
 	scope := ports.Scope("ResponseHistory", endpointID)
-	return fetch(ctx, s, p, ports.ResponseHistoryLimits, scope, func(ctx context.Context, req bounded.Request) (bounded.Rows[ports.RunView], error) {
+	return fetch(ctx, s, p, ports.ResponseHistoryLimits, scope, func(ctx context.Context, req driver.Request) (driver.Rows[ports.RunView], error) {
 		if err := ports.ValidateQuery("endpointID", endpointID); err != nil {
-			return bounded.Rows[ports.RunView]{}, err
+			return driver.Rows[ports.RunView]{}, err
 		}
 		if err := ctx.Err(); err != nil {
-			return bounded.Rows[ports.RunView]{}, err
+			return driver.Rows[ports.RunView]{}, err
 		}
 		const cols = "r.id AS id, r.endpoint_id AS endpoint_id, r.started_at AS started_at, r.finished_at AS finished_at, r.status AS status," +
 			" r.status_code AS status_code, substr(r.body, 1, ?) AS body, r.body_chars AS body_chars"

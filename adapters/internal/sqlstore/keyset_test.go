@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 	"github.com/boundedkit/bounded/ports"
 	"github.com/go-sql-driver/mysql"
 	"github.com/google/go-cmp/cmp"
@@ -138,7 +139,7 @@ func TestNullableKeys(t *testing.T) {
 					r.ID = id.String
 					return r, id.Valid, nil
 				}
-				read := func(ctx context.Context, req bounded.Request) (bounded.Rows[nrow], error) {
+				read := func(ctx context.Context, req driver.Request) (driver.Rows[nrow], error) {
 					rows, _, err := collect(ctx, st, q, req, o, scan)
 					return rows, err
 				}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 	"github.com/boundedkit/bounded/ports"
 	"github.com/uptrace/bun"
 )
@@ -75,13 +76,13 @@ const entityCols = "e.name AS name, e.entity_type AS entity_type, e.observations
 // trigram similarity. See [ports.Knowledge].
 func (s *Store) SearchNodes(ctx context.Context, q ports.NodeQuery, p bounded.Page) (bounded.Paged[ports.NodeMatch], error) {
 	scope := q.Scope()
-	return fetch(ctx, s, p, ports.SearchNodesLimits, scope, func(ctx context.Context, req bounded.Request) (bounded.Rows[ports.NodeMatch], error) {
+	return fetch(ctx, s, p, ports.SearchNodesLimits, scope, func(ctx context.Context, req driver.Request) (driver.Rows[ports.NodeMatch], error) {
 		q, err := q.Normalize()
 		if err != nil {
-			return bounded.Rows[ports.NodeMatch]{}, err
+			return driver.Rows[ports.NodeMatch]{}, err
 		}
 		if err := ctx.Err(); err != nil {
-			return bounded.Rows[ports.NodeMatch]{}, err
+			return driver.Rows[ports.NodeMatch]{}, err
 		}
 		var tagWhere []string
 		var tagArgs []any
@@ -107,14 +108,14 @@ func (s *Store) SearchNodes(ctx context.Context, q ports.NodeQuery, p bounded.Pa
 // serve; a broad query under FTS5; a dialect without an index, MariaDB).
 // Either way the results, their order (UpdatedAt descending, then name)
 // and the totals are the same.
-func (s *Store) searchExact(ctx context.Context, q ports.NodeQuery, req bounded.Request, tagWhere []string, tagArgs []any) (bounded.Rows[ports.NodeMatch], error) {
+func (s *Store) searchExact(ctx context.Context, q ports.NodeQuery, req driver.Request, tagWhere []string, tagArgs []any) (driver.Rows[ports.NodeMatch], error) {
 	qs := make([]string, len(q.Queries))
 	for i, query := range q.Queries {
 		qs[i] = ports.Fold(query)
 	}
 	indexed, err := s.useKnowledgeIndex(ctx, qs, req.Count == bounded.CountExact)
 	if err != nil {
-		return bounded.Rows[ports.NodeMatch]{}, err
+		return driver.Rows[ports.NodeMatch]{}, err
 	}
 	switch {
 	case indexed && s.d.NoteIndex == NoteIndexFTS5:
@@ -154,7 +155,7 @@ func float32Below(t float64) float64 {
 // by a GROUP BY on the trigram index; the similarity is
 // shared / (n_entity + n_query - shared), its best over the queries kept,
 // rounded to float32 in SQL, compared with the threshold and ordered there.
-func (s *Store) searchTrigramTable(ctx context.Context, q ports.NodeQuery, req bounded.Request, tagWhere []string, tagArgs []any) (bounded.Rows[ports.NodeMatch], error) {
+func (s *Store) searchTrigramTable(ctx context.Context, q ports.NodeQuery, req driver.Request, tagWhere []string, tagArgs []any) (driver.Rows[ports.NodeMatch], error) {
 	var parts []string
 	var args []any
 	for _, query := range q.Queries {
@@ -173,7 +174,7 @@ func (s *Store) searchTrigramTable(ctx context.Context, q ports.NodeQuery, req b
 	}
 	if len(parts) == 0 {
 		// No query can match: the exact total is 0.
-		return bounded.Rows[ports.NodeMatch]{Count: 0, Keys: ports.NodeOrder(ports.Fuzzy).Keys}, nil
+		return driver.Rows[ports.NodeMatch]{Count: 0, Keys: ports.NodeOrder(ports.Fuzzy).Keys}, nil
 	}
 	where := "m.score > ?"
 	for _, w := range tagWhere {
@@ -203,7 +204,7 @@ func (s *Store) searchTrigramTable(ctx context.Context, q ports.NodeQuery, req b
 // to q.Threshold for this transaction only, and similarity() as the score.
 // pg_trgm compares its float4 similarity with the double threshold, as
 // [ports.MatchMode] defines.
-func (s *Store) searchPgTrgm(ctx context.Context, q ports.NodeQuery, req bounded.Request, tagWhere []string, tagArgs []any) (bounded.Rows[ports.NodeMatch], error) {
+func (s *Store) searchPgTrgm(ctx context.Context, q ports.NodeQuery, req driver.Request, tagWhere []string, tagArgs []any) (driver.Rows[ports.NodeMatch], error) {
 	var ops, sims []string
 	var opArgs, simArgs []any
 	for _, query := range q.Queries {
@@ -231,7 +232,7 @@ func (s *Store) searchPgTrgm(ctx context.Context, q ports.NodeQuery, req bounded
 		keys: []key{{inner: "score", outer: "p.score", desc: true, num: true}, {inner: "name", outer: "p.name"}},
 	}
 	threshold := strconv.FormatFloat(q.Threshold, 'g', -1, 64)
-	var page bounded.Rows[ports.NodeMatch]
+	var page driver.Rows[ports.NodeMatch]
 	err := s.tx(ctx, func(ctx context.Context, tx bun.IDB) error {
 		var old sql.NullString
 		if err := tx.QueryRowContext(ctx, "SELECT current_setting('pg_trgm.similarity_threshold', true)").Scan(&old); err != nil {
@@ -259,7 +260,7 @@ func (s *Store) searchPgTrgm(ctx context.Context, q ports.NodeQuery, req bounded
 
 // nodeMatches runs a paged query over entityCols plus a score column,
 // ordered as SearchNodes orders mode's results.
-func (s *Store) nodeMatches(ctx context.Context, q paged, req bounded.Request, mode ports.MatchMode) (bounded.Rows[ports.NodeMatch], error) {
+func (s *Store) nodeMatches(ctx context.Context, q paged, req driver.Request, mode ports.MatchMode) (driver.Rows[ports.NodeMatch], error) {
 	page, _, err := collect(ctx, s, q, req, ports.NodeOrder(mode), func(counts []any, rows *sql.Rows) (ports.NodeMatch, bool, error) {
 		var name, typ, obs, tags string
 		var updated int64

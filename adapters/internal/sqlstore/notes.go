@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 	"github.com/boundedkit/bounded/ports"
 	"github.com/uptrace/bun"
 )
@@ -226,19 +227,19 @@ func folderRange(folder string) (lo, hi string) { return folder + "/", folder + 
 // then ID. See [ports.Notes].
 func (s *Store) ListNotes(ctx context.Context, f ports.ListFilter, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
 	scope := ports.Scope("ListNotes", f.Tag, f.Folder)
-	return fetch(ctx, s, p, ports.ListNotesLimits, scope, func(ctx context.Context, req bounded.Request) (bounded.Rows[ports.NoteRef], error) {
+	return fetch(ctx, s, p, ports.ListNotesLimits, scope, func(ctx context.Context, req driver.Request) (driver.Rows[ports.NoteRef], error) {
 		if f.Tag != "" {
 			if err := ports.ValidateQuery("tag", f.Tag); err != nil {
-				return bounded.Rows[ports.NoteRef]{}, err
+				return driver.Rows[ports.NoteRef]{}, err
 			}
 		}
 		if f.Folder != "" {
 			if err := ports.ValidateQuery("folder", f.Folder); err != nil {
-				return bounded.Rows[ports.NoteRef]{}, err
+				return driver.Rows[ports.NoteRef]{}, err
 			}
 		}
 		if err := ctx.Err(); err != nil {
-			return bounded.Rows[ports.NoteRef]{}, err
+			return driver.Rows[ports.NoteRef]{}, err
 		}
 		// The page's IDs come from a covering index in page order, entered at
 		// the cursor; only they are joined with their rows.
@@ -295,17 +296,17 @@ func (s *Store) ListNotes(ctx context.Context, f ports.ListFilter, p bounded.Pag
 // See [ports.Notes].
 func (s *Store) SearchNotes(ctx context.Context, query string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
 	scope := ports.Scope("SearchNotes", query)
-	return fetch(ctx, s, p, ports.SearchNotesLimits, scope, func(ctx context.Context, req bounded.Request) (bounded.Rows[ports.NoteRef], error) {
+	return fetch(ctx, s, p, ports.SearchNotesLimits, scope, func(ctx context.Context, req driver.Request) (driver.Rows[ports.NoteRef], error) {
 		if err := ports.ValidateQuery("query", query); err != nil {
-			return bounded.Rows[ports.NoteRef]{}, err
+			return driver.Rows[ports.NoteRef]{}, err
 		}
 		if err := ctx.Err(); err != nil {
-			return bounded.Rows[ports.NoteRef]{}, err
+			return driver.Rows[ports.NoteRef]{}, err
 		}
 		q := ports.Fold(query)
 		how, titled, err := s.noteSearchFor(ctx, q, req)
 		if err != nil {
-			return bounded.Rows[ports.NoteRef]{}, err
+			return driver.Rows[ports.NoteRef]{}, err
 		}
 		pq := s.searchNotesQuery(q, how, titled, req)
 		rows, _, err := collect(ctx, s, pq, req, ports.SearchNotesOrder(query), func(counts []any, rows *sql.Rows) (ports.NoteRef, bool, error) {
@@ -328,12 +329,12 @@ func (s *Store) SearchNotes(ctx context.Context, query string, p bounded.Page) (
 // descending, then ID. See [ports.Notes].
 func (s *Store) SearchByLinks(ctx context.Context, q ports.LinkQuery, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
 	scope := q.Scope()
-	return fetch(ctx, s, p, ports.SearchByLinksLimits, scope, func(ctx context.Context, req bounded.Request) (bounded.Rows[ports.NoteRef], error) {
+	return fetch(ctx, s, p, ports.SearchByLinksLimits, scope, func(ctx context.Context, req driver.Request) (driver.Rows[ports.NoteRef], error) {
 		if err := q.Validate(); err != nil {
-			return bounded.Rows[ports.NoteRef]{}, err
+			return driver.Rows[ports.NoteRef]{}, err
 		}
 		if err := ctx.Err(); err != nil {
-			return bounded.Rows[ports.NoteRef]{}, err
+			return driver.Rows[ports.NoteRef]{}, err
 		}
 		// Each criterion is a semi-join written as id IN (subquery), not as a
 		// correlated EXISTS: SQLite 3.51's EXISTS-to-join rewrite counted
@@ -403,9 +404,9 @@ func linkRefRow(counts []any, rows *sql.Rows) (ports.LinkRef, bool, error) {
 // exist, ordered by source ID, then position. See [ports.Notes].
 func (s *Store) FindBrokenLinks(ctx context.Context, p bounded.Page) (bounded.Paged[ports.LinkRef], error) {
 	scope := ports.Scope("FindBrokenLinks")
-	return fetch(ctx, s, p, ports.FindBrokenLinksLimits, scope, func(ctx context.Context, req bounded.Request) (bounded.Rows[ports.LinkRef], error) {
+	return fetch(ctx, s, p, ports.FindBrokenLinksLimits, scope, func(ctx context.Context, req driver.Request) (driver.Rows[ports.LinkRef], error) {
 		if err := ctx.Err(); err != nil {
-			return bounded.Rows[ports.LinkRef]{}, err
+			return driver.Rows[ports.LinkRef]{}, err
 		}
 		const where = "l.is_external = 0 AND NOT EXISTS (SELECT 1 FROM bounded_notes t WHERE t.id = l.target)"
 		q := paged{
@@ -449,7 +450,7 @@ func (s *Store) NoteLinks(ctx context.Context, id string, p ports.NoteLinksPages
 		if i == 0 {
 			q.extra = []column{foundNote(id)}
 		}
-		page, err := fetch(ctx, s, pages[i], ports.NoteLinksLimits, scopes[i], func(ctx context.Context, req bounded.Request) (bounded.Rows[ports.LinkRef], error) {
+		page, err := fetch(ctx, s, pages[i], ports.NoteLinksLimits, scopes[i], func(ctx context.Context, req driver.Request) (driver.Rows[ports.LinkRef], error) {
 			rows, extra, err := collect(ctx, s, q, req, ports.BySourcePosition, linkRefRow)
 			if err == nil && i == 0 && extra[0] == 0 {
 				err = notFound("note", id)
@@ -470,12 +471,12 @@ func (s *Store) NoteLinks(ctx context.Context, id string, p ports.NoteLinksPages
 // their rows. See [ports.Notes].
 func (s *Store) Backlinks(ctx context.Context, id string, p bounded.Page) (bounded.Paged[ports.NoteRef], error) {
 	scope := ports.Scope("Backlinks", id)
-	return fetch(ctx, s, p, ports.BacklinksLimits, scope, func(ctx context.Context, req bounded.Request) (bounded.Rows[ports.NoteRef], error) {
+	return fetch(ctx, s, p, ports.BacklinksLimits, scope, func(ctx context.Context, req driver.Request) (driver.Rows[ports.NoteRef], error) {
 		if err := ports.ValidateQuery("id", id); err != nil {
-			return bounded.Rows[ports.NoteRef]{}, err
+			return driver.Rows[ports.NoteRef]{}, err
 		}
 		if err := ctx.Err(); err != nil {
-			return bounded.Rows[ports.NoteRef]{}, err
+			return driver.Rows[ports.NoteRef]{}, err
 		}
 		q := paged{
 			count: s.from("bounded_note_backlinks AS b", "b.target = ?", id),
@@ -498,12 +499,12 @@ func (s *Store) Backlinks(ctx context.Context, id string, p bounded.Page) (bound
 // (score descending, then ID). See [ports.Notes].
 func (s *Store) RelatedNotes(ctx context.Context, id string, p bounded.Page) (bounded.Paged[ports.Related], error) {
 	scope := ports.Scope("RelatedNotes", id)
-	return fetch(ctx, s, p, ports.RelatedNotesLimits, scope, func(ctx context.Context, req bounded.Request) (bounded.Rows[ports.Related], error) {
+	return fetch(ctx, s, p, ports.RelatedNotesLimits, scope, func(ctx context.Context, req driver.Request) (driver.Rows[ports.Related], error) {
 		if err := ports.ValidateQuery("id", id); err != nil {
-			return bounded.Rows[ports.Related]{}, err
+			return driver.Rows[ports.Related]{}, err
 		}
 		if err := ctx.Err(); err != nil {
-			return bounded.Rows[ports.Related]{}, err
+			return driver.Rows[ports.Related]{}, err
 		}
 		raw := s.db.NewRaw
 		q := paged{
@@ -549,10 +550,10 @@ func (s *Store) RelatedNotes(ctx context.Context, id string, p bounded.Page) (bo
 			return ports.Related{NoteRef: ref, Score: int(score), SharedTags: int(tags), SharedLinks: int(links), LinksTo: to == 1, LinkedFrom: from == 1}, err == nil, err
 		})
 		if err != nil {
-			return bounded.Rows[ports.Related]{}, err
+			return driver.Rows[ports.Related]{}, err
 		}
 		if ext[0] == 0 {
-			return bounded.Rows[ports.Related]{}, notFound("note", id)
+			return driver.Rows[ports.Related]{}, notFound("note", id)
 		}
 		return page, nil
 	})

@@ -8,11 +8,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/boundedkit/bounded/driver"
 	"github.com/uptrace/bun"
 	bunschema "github.com/uptrace/bun/schema"
 
 	"github.com/boundedkit/bounded"
-	"github.com/boundedkit/bounded/driver"
 )
 
 // NoteIndex names the index an engine finds SearchNotes' candidates by.
@@ -223,7 +223,7 @@ const (
 // notes (BroadNotes, or maxIndexCandidates), else walking. Postgres
 // walks, and its planner chooses for each branch between the walk and the
 // index.
-func (s *Store) noteSearchFor(ctx context.Context, q string, req bounded.Request) (how noteSearch, titled bool, err error) {
+func (s *Store) noteSearchFor(ctx context.Context, q string, req driver.Request) (how noteSearch, titled bool, err error) {
 	if s.d.NoteIndex == NoteIndexNone || utf8.RuneCountInString(q) < minIndexRunes {
 		return searchScan, false, nil
 	}
@@ -249,16 +249,16 @@ func (s *Store) noteSearchFor(ctx context.Context, q string, req bounded.Request
 // densityNotes is how many of the most recently updated notes the
 // density probe of a page of req reads at most: ten pages' worth. A
 // query found in densityRows(req) of them, one note in twenty, is dense.
-func densityNotes(req bounded.Request) int { return 10 * pageRows(req) }
+func densityNotes(req driver.Request) int { return 10 * pageRows(req) }
 
 // densityRows is half a page of req, rounded up: the matches the density
 // probe looks for.
-func densityRows(req bounded.Request) int { return (pageRows(req) + 1) / 2 }
+func densityRows(req driver.Request) int { return (pageRows(req) + 1) / 2 }
 
 // densityProbe decides between the walk and the index for the folded
 // query q and a page of req, in one statement (see [Store.noteSearchFor]).
 // The titles' index is counted only for a dense query.
-func (s *Store) densityProbe(ctx context.Context, q string, req bounded.Request) (noteSearch, bool, error) {
+func (s *Store) densityProbe(ctx context.Context, q string, req driver.Request) (noteSearch, bool, error) {
 	want := densityRows(req)
 	var found, titles int
 	err := s.db.QueryRowContext(ctx, "SELECT d.n, CASE WHEN d.n >= ? THEN"+
@@ -290,7 +290,7 @@ func (s *Store) ftsAtMost(ctx context.Context, table, match string, most int) (b
 // query q and the request req, found as how says (see [noteSearch]): the
 // notes whose title_fold or content_fold contains q, with their rank (0
 // when the title contains it).
-func (s *Store) searchNotesQuery(q string, how noteSearch, titled bool, req bounded.Request) paged {
+func (s *Store) searchNotesQuery(q string, how noteSearch, titled bool, req driver.Request) paged {
 	in := func(col string) string { return s.d.Instr + "(" + col + ", ?) > 0" }
 	where := "(" + in("n.title_fold") + " OR " + in("n.content_fold") + ")"
 	args := []any{q, q}
@@ -382,7 +382,7 @@ func (s *Store) searchNotesQuery(q string, how noteSearch, titled bool, req boun
 // the results from req's cursor (backward from it when req reads
 // backward), with limit as many as the page may need (pageRows), else
 // with no LIMIT; nil when the cursor is past them all.
-func (s *Store) walkBranch(req bounded.Request, rank int64, limit bool, cond string, args ...any) *bun.SelectQuery {
+func (s *Store) walkBranch(req driver.Request, rank int64, limit bool, cond string, args ...any) *bun.SelectQuery {
 	keys := updatedKeys("n.updated_at", "n.id")
 	var c clauses
 	if limit {
@@ -407,7 +407,7 @@ func (s *Store) walkBranch(req bounded.Request, rank int64, limit bool, cond str
 // pageRows is the most rows a page of req reads from the start of its
 // order, or from its cursor: the page, the row after it, and the rows its
 // offset skips.
-func pageRows(req bounded.Request) int {
+func pageRows(req driver.Request) int {
 	if req.At != nil {
 		return req.Limit + 1
 	}

@@ -233,7 +233,7 @@ func (s *Store) orderBy(keys []key, outer, backward bool) (string, []any) {
 // A statement that reads no count column (q.bare) is the page alone, WITH
 // clauses and all: its rows have no count columns, and an empty page has
 // no row.
-func (s *Store) run(ctx context.Context, q paged, req bounded.Request, scan func(rows *sql.Rows) error) error {
+func (s *Store) run(ctx context.Context, q paged, req driver.Request, scan func(rows *sql.Rows) error) error {
 	backward := req.Backward()
 	c := clauses{limit: req.Limit + 1, offset: req.Offset}
 	if req.At != nil {
@@ -292,7 +292,7 @@ func (s *Store) run(ctx context.Context, q paged, req bounded.Request, scan func
 // bare reports whether the statement of q for req reads no count column:
 // no count, no extra column, and no deferred join, whose rows need the
 // outer ORDER BY.
-func (q paged) bare(req bounded.Request) bool {
+func (q paged) bare(req driver.Request) bool {
 	return req.Count == bounded.CountNone && len(q.extra) == 0 && (q.deferred == nil || req.At != nil || req.Offset == 0)
 }
 
@@ -302,11 +302,11 @@ func (q paged) bare(req bounded.Request) bool {
 // first (the total, then one per extra column; none for a bare statement),
 // and returns the item and whether the row holds one (false for the NULL
 // row of an empty page). It also returns the extra count columns.
-func collect[T any](ctx context.Context, s *Store, q paged, req bounded.Request, o ports.Order[T],
-	row func(counts []any, rows *sql.Rows) (T, bool, error)) (bounded.Rows[T], []int64, error) {
+func collect[T any](ctx context.Context, s *Store, q paged, req driver.Request, o ports.Order[T],
+	row func(counts []any, rows *sql.Rows) (T, bool, error)) (driver.Rows[T], []int64, error) {
 	if req.At != nil {
 		if err := o.Check(req.At.Keys); err != nil {
-			return bounded.Rows[T]{}, nil, err
+			return driver.Rows[T]{}, nil, err
 		}
 	}
 	var total int64
@@ -327,7 +327,7 @@ func collect[T any](ctx context.Context, s *Store, q paged, req bounded.Request,
 		return err
 	})
 	if err != nil {
-		return bounded.Rows[T]{}, nil, err
+		return driver.Rows[T]{}, nil, err
 	}
 	more := len(items) > req.Limit
 	if more {
@@ -336,13 +336,13 @@ func collect[T any](ctx context.Context, s *Store, q paged, req bounded.Request,
 	if req.Backward() {
 		slices.Reverse(items)
 	}
-	return bounded.Rows[T]{Items: items, More: more, Count: int(total), Keys: o.Keys}, extra, nil
+	return driver.Rows[T]{Items: items, More: more, Count: int(total), Keys: o.Keys}, extra, nil
 }
 
 // source is a [bounded.Source] made of a method's query.
-type source[T any] func(ctx context.Context, req bounded.Request) (bounded.Rows[T], error)
+type source[T any] func(ctx context.Context, req driver.Request) (driver.Rows[T], error)
 
-func (f source[T]) Fetch(ctx context.Context, req bounded.Request) (bounded.Rows[T], error) {
+func (f source[T]) Fetch(ctx context.Context, req driver.Request) (driver.Rows[T], error) {
 	return f(ctx, req)
 }
 

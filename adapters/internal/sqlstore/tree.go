@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/driver"
 	"github.com/boundedkit/bounded/ports"
 	"github.com/uptrace/bun"
 )
@@ -202,12 +203,12 @@ func (s *Store) Parents(ctx context.Context, id string, p bounded.Page) (bounded
 // nodeRefs pages the nodes whose IDs list selects (a CTE of one id
 // column), ordered by title, then ID; node id must exist.
 func (s *Store) nodeRefs(ctx context.Context, id string, p bounded.Page, l bounded.Limits, scope string, list cte) (bounded.Paged[ports.NoteRef], error) {
-	return fetch(ctx, s, p, l, scope, func(ctx context.Context, req bounded.Request) (bounded.Rows[ports.NoteRef], error) {
+	return fetch(ctx, s, p, l, scope, func(ctx context.Context, req driver.Request) (driver.Rows[ports.NoteRef], error) {
 		if err := ports.ValidateQuery("id", id); err != nil {
-			return bounded.Rows[ports.NoteRef]{}, err
+			return driver.Rows[ports.NoteRef]{}, err
 		}
 		if err := ctx.Err(); err != nil {
-			return bounded.Rows[ports.NoteRef]{}, err
+			return driver.Rows[ports.NoteRef]{}, err
 		}
 		q := paged{
 			with:  []cte{list},
@@ -222,10 +223,10 @@ func (s *Store) nodeRefs(ctx context.Context, id string, p bounded.Page, l bound
 			return nodeRefRow(counts, rows)
 		})
 		if err != nil {
-			return bounded.Rows[ports.NoteRef]{}, err
+			return driver.Rows[ports.NoteRef]{}, err
 		}
 		if ext[0] == 0 {
-			return bounded.Rows[ports.NoteRef]{}, notFound("note", id)
+			return driver.Rows[ports.NoteRef]{}, notFound("note", id)
 		}
 		return page, nil
 	})

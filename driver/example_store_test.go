@@ -1,4 +1,4 @@
-package bounded_test
+package driver_test
 
 import (
 	"context"
@@ -36,13 +36,13 @@ const bookmarkScope = "bookmarks.list"
 // one lies beyond them in the reading direction. In SQL, forward from a
 // cursor: WHERE (saved, id) < (?, ?) ORDER BY saved DESC, id DESC LIMIT
 // r.Limit+1.
-func (s bookmarkStore) read(r bounded.Request) ([]bookmark, bool, error) {
+func (s bookmarkStore) read(r driver.Request) ([]bookmark, bool, error) {
 	if r.At == nil {
 		start, end := min(r.Offset, len(s)), min(r.Offset+r.Limit, len(s))
 		return s[start:end], end < len(s), nil
 	}
 	if len(r.At.Keys) != 2 {
-		return nil, false, fmt.Errorf("%w: %d keys, want 2", bounded.ErrInvalidCursor, len(r.At.Keys))
+		return nil, false, fmt.Errorf("%w: %d keys, want 2", driver.ErrInvalidCursor, len(r.At.Keys))
 	}
 	at := func(i int) int { return driver.CompareKeys(bookmarkKeys(s[i]), r.At.Keys, bookmarkDesc) }
 	if r.Backward() {
@@ -55,15 +55,15 @@ func (s bookmarkStore) read(r bounded.Request) ([]bookmark, bool, error) {
 	return s[start:end], end < len(s), nil
 }
 
-// Fetch is the store as a bounded.Source: the rows, the count r.Count asks
+// Fetch is the store as a [driver.Source]: the rows, the count r.Count asks
 // for, and the keys that let Respond issue cursors.
-func (s bookmarkStore) Fetch(_ context.Context, r bounded.Request) (bounded.Rows[bookmark], error) {
+func (s bookmarkStore) Fetch(_ context.Context, r driver.Request) (driver.Rows[bookmark], error) {
 	items, more, err := s.read(r)
 	count := len(s)
-	if r.Count == bounded.CountCapped {
+	if r.Count == driver.CountCapped {
 		count = min(count, r.CountCap+1)
 	}
-	return bounded.Rows[bookmark]{Items: items, More: more, Count: count, Keys: bookmarkKeys}, err
+	return driver.Rows[bookmark]{Items: items, More: more, Count: count, Keys: bookmarkKeys}, err
 }
 
 // List is the store's own paged method: [bounded.FetchPage] validates the
@@ -111,7 +111,7 @@ func ExampleSource() {
 // A store method built on FetchPage walks whole with All, here without a
 // count: each page's total is the end of the page read, and HasMore comes
 // from the row read past it.
-func ExampleAll_store() {
+func ExampleSource_all() {
 	for b, err := range bounded.All(context.Background(), bounded.Page{Count: bounded.CountNone}, savedBookmarks.List) {
 		if err != nil {
 			panic(err)
@@ -128,7 +128,7 @@ func ExampleAll_store() {
 
 // A page read by cursor has the next cursor after its last bookmark, and,
 // since bookmarks precede it, the previous one before its first.
-func ExampleFetchPage_cursors() {
+func ExampleSource_cursors() {
 	ctx := context.Background()
 	first, _ := savedBookmarks.List(ctx, bounded.Page{})
 	second, _ := savedBookmarks.List(ctx, bounded.Page{Cursor: first.Page.NextCursor})
@@ -154,7 +154,7 @@ func ExampleFetchPage_cursors() {
 // tracedBookmarks is the bookmark store, printing each request it gets.
 type tracedBookmarks struct{ bookmarkStore }
 
-func (s tracedBookmarks) Fetch(ctx context.Context, r bounded.Request) (bounded.Rows[bookmark], error) {
+func (s tracedBookmarks) Fetch(ctx context.Context, r driver.Request) (driver.Rows[bookmark], error) {
 	fmt.Printf("Fetch: offset %d, backward %v\n", r.Offset, r.Backward())
 	return s.bookmarkStore.Fetch(ctx, r)
 }
