@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/internal/fuzzy"
 	"github.com/boundedkit/bounded/ports"
 )
 
@@ -76,7 +77,7 @@ func (s *Store) SearchNodes(ctx context.Context, q ports.NodeQuery, p bounded.Pa
 			}
 			// A query with too many trigrams to reach the threshold with any
 			// name is skipped: no trigrams, similarity 0, no match.
-			trigrams[i], _ = ports.FuzzyQueryTrigrams(query, q.Threshold)
+			trigrams[i], _ = fuzzy.QueryTrigrams(query, q.Threshold)
 		}
 
 		var all []ports.NodeMatch

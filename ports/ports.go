@@ -1,8 +1,8 @@
 // Package ports declares the domain interfaces of agent tools whose answers
 // must stay inside a context budget: a notes vault with links and hierarchy
 // ([Notes]), a knowledge graph ([Knowledge]), response history ([History])
-// and code search ([Code]), plus the access modes that limit what any of
-// them may reveal ([Policy]).
+// and code search ([Code]). The access modes that limit what a tool may
+// reveal are package tools' (tools.Policy).
 //
 // Each read method's comment opens with the implementer's obligations: the
 // order of its results (always ending with a unique tie-breaker, so that

@@ -11,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/boundedkit/bounded"
-	"github.com/boundedkit/bounded/ports"
 	"github.com/boundedkit/bounded/tools"
 )
 
@@ -85,7 +84,7 @@ func TestBudgetTokensArgument(t *testing.T) {
 // its minimum, maximum (the server's token limit) and default, and the
 // set's instructions say so.
 func TestBudgetTokensSchema(t *testing.T) {
-	set := newSet(t, ports.Balanced)
+	set := newSet(t, tools.Balanced)
 	limit := quiet.LimitTokens()
 	for _, tl := range set.Tools() {
 		var s struct {
@@ -108,7 +107,7 @@ func TestBudgetTokensSchema(t *testing.T) {
 // budgets: every response holds its token budget, and every result comes
 // exactly once, as with a character budget.
 func TestBudgetTokensWalk(t *testing.T) {
-	set := newSet(t, ports.Balanced)
+	set := newSet(t, tools.Balanced)
 	for _, c := range []struct {
 		tool, args string
 	}{
@@ -158,7 +157,7 @@ func walkTokens(t *testing.T, set *tools.Set, tool, args string, tokens int) (al
 // budgets: the note's text is clipped to the tokens left, never blindly by
 // the budget's last resort, and every line comes exactly once.
 func TestBudgetTokensLineWalk(t *testing.T) {
-	set := newSet(t, ports.Balanced)
+	set := newSet(t, tools.Balanced)
 	store := fixtures(t)
 	for _, c := range []struct {
 		id     string

@@ -204,7 +204,7 @@ const (
 )
 
 // expand returns the hierarchy context of each of the notes ids, the
-// results of one page, as the access mode's [ports.Policy.Expansion] sets it
+// results of one page, as the access mode's [Policy.Expansion] sets it
 // for a page of that size: nil when it attaches none (private mode, large
 // pages, detail="concise"). Notes that vanished meanwhile get no context.
 //

@@ -134,7 +134,7 @@ func BenchmarkToolCost(b *testing.B) {
 			counter := &statementCounter{}
 			//lint:ignore SA1019 the store already holds db; WithQueryHook would return a copy it never sees
 			db.AddQueryHook(counter)
-			set, err := tools.New(tools.Config{Notes: s, Knowledge: s, History: s, Code: s, Budget: quiet, Mode: ports.Balanced})
+			set, err := tools.New(tools.Config{Notes: s, Knowledge: s, History: s, Code: s, Budget: quiet, Mode: tools.Balanced})
 			if err != nil {
 				b.Fatal(err)
 			}

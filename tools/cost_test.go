@@ -69,7 +69,7 @@ func TestToolStatements(t *testing.T) {
 			s := e.open(t)
 			loadCostVault(t, s, 800, e.newOn)
 			counter := countStatements(t, s)
-			set, err := tools.New(tools.Config{Notes: s, Knowledge: s, History: s, Code: s, Budget: quiet, Mode: ports.Balanced})
+			set, err := tools.New(tools.Config{Notes: s, Knowledge: s, History: s, Code: s, Budget: quiet, Mode: tools.Balanced})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,7 +7,7 @@
 // its input, and a handler that takes the call's JSON arguments and returns
 // one bounded JSON envelope ([bounded.Envelope]) that fits the budget.
 //
-//	set, err := tools.New(tools.Config{Notes: store, Mode: ports.Balanced})
+//	set, err := tools.New(tools.Config{Notes: store, Mode: tools.Balanced})
 //	if err != nil { ... }
 //	out, err := set.Call(ctx, "search_by_links", json.RawMessage(`{"hasLinksTo":["Home"],"limit":5}`))
 //	// out: {"results":[...],"pagination":{...},"truncated":false,"truncation":{...},"hint":"...","next":{...}}
@@ -77,14 +77,14 @@
 //
 // # Access modes
 //
-// [Config.Mode] applies to every tool ([ports.Policy]): in ports.Private no
+// [Config.Mode] applies to every tool ([Policy]): in [Private] no
 // tool returns content (note text, link text and external URLs,
 // observations, response bodies, code), only ids, titles and other
-// identifiers, and each result lists what it withheld; ports.Balanced
+// identifiers, and each result lists what it withheld; [Balanced]
 // clips content progressively (whole under 10 results, 500 characters up
 // to 50, 250 beyond) and attaches the hierarchy around small pages of notes
 // (parents and two levels of children under 10 results, children up to 50);
-// ports.Full keeps content whole up to 100 results and expands context up to
+// [Full] keeps content whole up to 100 results and expands context up to
 // 30 and 100. A clip always ends with a visible marker and is reported.
 // The context of a page is read by one [ports.Notes.ContextOf] call: one
 // statement on the SQL adapters, whatever the page's size.

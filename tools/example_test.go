@@ -22,7 +22,7 @@ func ExampleSet_Call() {
 		_ = store.PutNote(ctx, ports.Note{ID: fmt.Sprintf("daily/%d", i+1), Title: fmt.Sprintf("Day %d", i+1),
 			Links: []ports.Link{{Target: "Home"}}, UpdatedAt: day.AddDate(0, 0, i)})
 	}
-	set, err := tools.New(tools.Config{Notes: store, Mode: ports.Balanced})
+	set, err := tools.New(tools.Config{Notes: store, Mode: tools.Balanced})
 	if err != nil {
 		panic(err)
 	}

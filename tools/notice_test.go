@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/boundedkit/bounded"
-	"github.com/boundedkit/bounded/ports"
+	"github.com/boundedkit/bounded/tools"
 )
 
 // TestNotice checks that every tool of the set that answers with an
@@ -15,7 +15,7 @@ import (
 // its budget.
 func TestNotice(t *testing.T) {
 	const say = "Import in progress: results may be incomplete."
-	set := newSet(t, ports.Balanced)
+	set := newSet(t, tools.Balanced)
 	ctx := bounded.WithNotice(context.Background(), say)
 	for _, tc := range []struct{ tool, args string }{
 		{"list_notes", `{"limit":3}`},

@@ -315,12 +315,12 @@ func TestPrivateModeOnEveryAdapter(t *testing.T) {
 			}
 			probes, skipped := probes(fx, args)
 			cfg := tools.Config{Notes: s, Knowledge: s, History: s, Code: s, Budget: quiet}
-			cfg.Mode = ports.Private
+			cfg.Mode = tools.Private
 			private, err := tools.New(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg.Mode = ports.Full
+			cfg.Mode = tools.Full
 			full, err := tools.New(cfg)
 			if err != nil {
 				t.Fatal(err)

@@ -103,7 +103,7 @@ func BenchmarkContext(b *testing.B) {
 					if variant == "page" {
 						st, args = s, strings.TrimSuffix(args, "}")+`,"detail":"concise"}`
 					}
-					set, err := tools.New(tools.Config{Notes: st, Knowledge: st, History: st, Code: st, Budget: quiet, Mode: ports.Balanced})
+					set, err := tools.New(tools.Config{Notes: st, Knowledge: st, History: st, Code: st, Budget: quiet, Mode: tools.Balanced})
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -142,7 +142,7 @@ func TestContextStatements(t *testing.T) {
 			}
 			counter := countStatements(t, s)
 			newSet := func(st store) *tools.Set {
-				set, err := tools.New(tools.Config{Notes: st, Knowledge: st, History: st, Code: st, Budget: quiet, Mode: ports.Balanced})
+				set, err := tools.New(tools.Config{Notes: st, Knowledge: st, History: st, Code: st, Budget: quiet, Mode: tools.Balanced})
 				if err != nil {
 					t.Fatal(err)
 				}

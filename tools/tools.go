@@ -53,10 +53,10 @@ type Config struct {
 	Knowledge ports.Knowledge
 	History   ports.History
 	Code      ports.Code
-	// Mode is the access mode of every tool: ports.Private (ids and
-	// titles only, never content), ports.Balanced ("" means Balanced) or
-	// ports.Full.
-	Mode ports.Mode
+	// Mode is the access mode of every tool: [Private] (ids and
+	// titles only, never content), [Balanced] ("" means Balanced) or
+	// [Full].
+	Mode Mode
 	// Budget is the ceiling of every response. A call's budget and
 	// budgetTokens arguments may lower it, never raise it. The zero Budget
 	// is bounded's default; bounded.ClaudeCode() is Claude Code's.
@@ -103,7 +103,7 @@ type Count struct {
 // A Set is safe for concurrent use if its ports are.
 type Set struct {
 	cfg    Config
-	policy ports.Policy
+	policy Policy
 	tools  []Tool
 }
 
@@ -115,7 +115,7 @@ type Set struct {
 // c.Code. An unknown mode is an error wrapping ports.ErrInvalidQuery, an
 // invalid budget one wrapping bounded.ErrInvalidBudget.
 func New(c Config) (*Set, error) {
-	policy, err := ports.PolicyFor(c.Mode)
+	policy, err := PolicyFor(c.Mode)
 	if err != nil {
 		return nil, fmt.Errorf("tools: %w", err)
 	}
@@ -179,7 +179,7 @@ func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) ([]by
 }
 
 // Policy returns the access-mode policy the set applies.
-func (s *Set) Policy() ports.Policy { return s.policy }
+func (s *Set) Policy() Policy { return s.policy }
 
 // MinBudget is the smallest budget, in characters, a call may ask for.
 const MinBudget = toolargs.MinBudget
@@ -381,9 +381,9 @@ func (s *Set) Instructions() string {
 	b.WriteString("A note id is the note's vault path without extension; a name as an Obsidian link gives it (a basename, other case, .md) is resolved as the link is, and the hint says to what. Folders are the hierarchy's nodes (folder: true).\n")
 	b.WriteString("Notes' text comes in windows of lines: contentMetadata has totalLines, returnedLines and nextOffset, and the get_note call that reads on (with charOffset inside a long line) is get_note's next, each note's nextLines in get_notes.\n")
 	switch s.policy.Mode {
-	case ports.Private:
+	case Private:
 		b.WriteString("Private mode: only ids, titles and other identifiers are returned, never content; withheld lists what was left out.")
-	case ports.Full:
+	case Full:
 		b.WriteString("Full mode: whole content, clipped to 250 characters after the first 20 results when a page has more than 100.")
 	default:
 		b.WriteString("Balanced mode: content is whole for fewer than 10 results, clipped to 500 characters each up to 50 results and to 250 beyond.")

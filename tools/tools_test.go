@@ -23,7 +23,7 @@ import (
 // quiet is a budget whose cuts are not logged: the tests make many.
 var quiet = bounded.Budget{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 
-func newSet(t testing.TB, mode ports.Mode) *tools.Set {
+func newSet(t testing.TB, mode tools.Mode) *tools.Set {
 	t.Helper()
 	s := fixtures(t)
 	set, err := tools.New(tools.Config{Notes: s, Knowledge: s, History: s, Code: s, Mode: mode, Budget: quiet})
@@ -132,7 +132,7 @@ func TestNew(t *testing.T) {
 	if _, err := set.Call(context.Background(), "get_note", nil); !errors.Is(err, tools.ErrUnknownTool) {
 		t.Errorf("call of a tool not in the set: got %v, want ErrUnknownTool", err)
 	}
-	full := newSet(t, ports.Balanced)
+	full := newSet(t, tools.Balanced)
 	names = names[:0]
 	for _, tl := range full.Tools() {
 		names = append(names, tl.Name)
@@ -146,7 +146,7 @@ func TestNew(t *testing.T) {
 }
 
 func TestArguments(t *testing.T) {
-	set := newSet(t, ports.Balanced)
+	set := newSet(t, tools.Balanced)
 	for _, c := range []struct {
 		tool, args string
 		want       []error // every one must match
@@ -228,7 +228,7 @@ func TestArguments(t *testing.T) {
 }
 
 func TestAcceptedForms(t *testing.T) {
-	set := newSet(t, ports.Balanced)
+	set := newSet(t, tools.Balanced)
 	for _, args := range []string{``, `null`, `{}`, ` { "limit" : 2.0 } `, `{"limit":2e0,"tag":null}`} {
 		env, _ := call(t, set, "list_notes", args)
 		if env.Pagination.Total != 31 {
@@ -250,7 +250,7 @@ func TestAcceptedForms(t *testing.T) {
 }
 
 func TestTools(t *testing.T) {
-	set := newSet(t, ports.Balanced)
+	set := newSet(t, tools.Balanced)
 	for _, c := range []struct {
 		tool, args string
 		want       []string
@@ -302,7 +302,7 @@ func TestTools(t *testing.T) {
 }
 
 func TestSearchKnowledgeHint(t *testing.T) {
-	set := newSet(t, ports.Balanced)
+	set := newSet(t, tools.Balanced)
 	env, _ := call(t, set, "search_knowledge", `{"query":"entity","pageSize":4}`)
 	want := `Found 30 results, showing 1-4 (page 1 of 8). 7 pages remain: call search_knowledge(query="entity", page=1, pageSize=4) for the next.`
 	if env.Hint != want {
@@ -327,7 +327,7 @@ func TestSearchKnowledgeHint(t *testing.T) {
 }
 
 func TestGetNote(t *testing.T) {
-	set := newSet(t, ports.Balanced)
+	set := newSet(t, tools.Balanced)
 	env, _ := call(t, set, "get_note", `{"id":"projects/alpha"}`)
 	var n tools.NoteContentItem
 	if err := json.Unmarshal(env.Results[0], &n); err != nil {
@@ -357,7 +357,7 @@ func TestGetNote(t *testing.T) {
 // note has hierarchy context around it, which the budget must make room
 // for.
 func TestLineWalk(t *testing.T) {
-	set := newSet(t, ports.Balanced)
+	set := newSet(t, tools.Balanced)
 	store := fixtures(t)
 	for _, c := range []struct {
 		id       string
@@ -597,7 +597,7 @@ func sep(args string) string {
 // TestBudgetCutContinuesByOffset checks search_knowledge's ByPage walk: a
 // budget cut leaves page numbers for offset, and the hint says so.
 func TestBudgetCutContinuesByOffset(t *testing.T) {
-	set := newSet(t, ports.Balanced)
+	set := newSet(t, tools.Balanced)
 	env, out := call(t, set, "search_knowledge", `{"query":"entity","pageSize":10,"budget":4000}`)
 	if !env.Truncated || env.Truncation.Reason != bounded.ReasonCharacterLimit || utf8.RuneCount(out) > 4000 {
 		t.Fatalf("want a cut within 4,000 characters: truncated %v, %+v, %d characters", env.Truncated, env.Truncation, utf8.RuneCount(out))
@@ -690,7 +690,7 @@ var privateCalls = map[string][]string{
 }
 
 func TestPrivateModeReturnsNoContent(t *testing.T) {
-	private, full := newSet(t, ports.Private), newSet(t, ports.Full)
+	private, full := newSet(t, tools.Private), newSet(t, tools.Full)
 	for _, tl := range private.Tools() {
 		cases := privateCalls[tl.Name]
 		if len(cases) == 0 {
@@ -744,9 +744,9 @@ func TestContentModes(t *testing.T) {
 	// result's observations to 500 characters for 10-50 results; full keeps
 	// them whole up to 100.
 	for _, c := range []struct {
-		mode    ports.Mode
+		mode    tools.Mode
 		clipped bool
-	}{{ports.Balanced, true}, {ports.Full, false}} {
+	}{{tools.Balanced, true}, {tools.Full, false}} {
 		set := newSet(t, c.mode)
 		env, _ := call(t, set, "search_knowledge", `{"query":"entity","pageSize":30}`)
 		var e tools.EntityItem
@@ -765,7 +765,7 @@ func TestContentModes(t *testing.T) {
 		}
 	}
 	// Balanced: context for small pages only.
-	set := newSet(t, ports.Balanced)
+	set := newSet(t, tools.Balanced)
 	env, _ := call(t, set, "list_notes", `{"folder":"projects"}`)
 	if !strings.Contains(string(env.Results[0]), `"context"`) {
 		t.Errorf("balanced, 3 results: no context: %s", env.Results[0])
@@ -782,7 +782,7 @@ func TestContentModes(t *testing.T) {
 }
 
 func TestSchemas(t *testing.T) {
-	set := newSet(t, ports.Balanced)
+	set := newSet(t, tools.Balanced)
 	for _, tl := range set.Tools() {
 		var s struct {
 			Type                 string

@@ -87,7 +87,6 @@ import (
 	"github.com/boundedkit/bounded/examples/history/runlog"
 	"github.com/boundedkit/bounded/mcptools"
 	"github.com/boundedkit/bounded/mcptools/mcpset"
-	"github.com/boundedkit/bounded/ports"
 	"github.com/boundedkit/bounded/tools"
 )
 
@@ -142,7 +141,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fl.StringVar(&c.pg, "pg", "", "use Postgres at `dsn` instead of SQLite")
 	fl.StringVar(&c.vault, "vault", "", "the vault `dir`ectory to import (default: the embedded demo vault)")
 	fl.StringVar(&c.code, "code", "", "the tree to index for search_code (default: this repository; - for none)")
-	fl.StringVar(&c.mode, "mode", string(ports.Balanced), "access `mode`: private, balanced or full")
+	fl.StringVar(&c.mode, "mode", string(tools.Balanced), "access `mode`: private, balanced or full")
 	fl.IntVar(&c.budget, "budget", 0, "the response ceiling in `chars` (default 45,000)")
 	fl.DurationVar(&c.wait, "wait", 2*time.Second, "how long a tool call waits for data still loading before it answers from what is loaded, and says so")
 	fl.BoolVar(&c.offsetHints, "offset-hints", false, "continue every paged tool by offset in next and the hint, not by cursor (exact while data changes)")
@@ -195,7 +194,7 @@ func newServer(ctx context.Context, cfg config, stderr io.Writer) (*server, erro
 	b = mcptools.ClientBudget(b) // MAX_MCP_OUTPUT_TOKENS
 	l := newLoader()
 	set, err := tools.New(tools.Config{Notes: st.store, Knowledge: st.store, History: st.store, Code: st.store,
-		Mode: ports.Mode(cfg.mode), Budget: b, OffsetHints: cfg.offsetHints, Importing: l.importing})
+		Mode: tools.Mode(cfg.mode), Budget: b, OffsetHints: cfg.offsetHints, Importing: l.importing})
 	if err != nil {
 		st.close()
 		return nil, err

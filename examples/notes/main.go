@@ -87,7 +87,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	vaultDir := fl.String("vault", "", "the vault `dir`ectory to import (default: the embedded demo vault)")
 	dbPath := fl.String("db", "", "the SQLite database `file` (default: one in the user cache directory)")
 	quiet := fl.Bool("q", false, "no progress or summary on stderr")
-	mode := fl.String("mode", string(ports.Balanced), "access `mode`: private, balanced or full")
+	mode := fl.String("mode", string(tools.Balanced), "access `mode`: private, balanced or full")
 	budget := fl.Int("budget", 0, "the response ceiling in `chars` (default 45,000)")
 	pretty := fl.Bool("pretty", false, "indent the JSON response")
 	list := fl.Bool("list", false, "list the tools and exit")
@@ -127,7 +127,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 
 	set, err := tools.New(tools.Config{
-		Notes: store, Mode: ports.Mode(*mode), Hints: bounded.HintFull,
+		Notes: store, Mode: tools.Mode(*mode), Hints: bounded.HintFull,
 		Budget: bounded.Budget{MaxChars: *budget, Margin: margin(*budget), Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError}))},
 	})
 	if err != nil {

@@ -135,7 +135,7 @@ func DescendantsCost(t *testing.T, got Store, ref ports.Notes, top string) {
 // database took seconds per query, and a call may carry ports.MaxQueries
 // (20) of them; but a query with more trigrams than the threshold allows
 // against the longest possible name matches nothing
-// (ports.FuzzyQueryTrigrams), and every store skips it.
+// (fuzzy.QueryTrigrams), and every store skips it.
 func HugeFuzzyQuery(t *testing.T, got Store) {
 	ctx := context.Background()
 	ref := memrepo.New()

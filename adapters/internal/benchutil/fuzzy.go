@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/internal/fuzzy"
 	"github.com/boundedkit/bounded/memrepo"
 	"github.com/boundedkit/bounded/ports"
 	gocmp "github.com/google/go-cmp/cmp"
@@ -376,13 +377,13 @@ func groupByPage(ctx context.Context, db *bun.DB, q ports.NodeQuery, limit int) 
 	var parts []string
 	var args []any
 	for _, query := range q.Queries {
-		tri, ok := ports.FuzzyQueryTrigrams(query, q.Threshold)
+		tri, ok := fuzzy.QueryTrigrams(query, q.Threshold)
 		if !ok || len(tri) == 0 {
 			continue
 		}
 		parts = append(parts, "SELECT t.name, CAST(count(*) AS DOUBLE PRECISION) / (min(t.trigram_count) + ? - count(*)) AS sim"+
 			" FROM bounded_entity_trigrams t WHERE t.trigram IN (?) GROUP BY t.name HAVING count(*) >= ?")
-		args = append(args, len(tri), bun.List(tri), ports.FuzzyMinShared(len(tri), q.Threshold))
+		args = append(args, len(tri), bun.List(tri), fuzzy.MinShared(len(tri), q.Threshold))
 	}
 	if len(parts) == 0 {
 		return nil, nil

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/boundedkit/bounded/driver"
+	"github.com/boundedkit/bounded/internal/fuzzy"
 	"github.com/boundedkit/bounded/ports"
 	"github.com/uptrace/bun"
 )
@@ -70,7 +71,7 @@ func (s *Store) searchFuzzy(ctx context.Context, q ports.NodeQuery, req driver.R
 	}
 	var qs []fuzzyQuery
 	for _, query := range q.Queries {
-		if tri, ok := ports.FuzzyQueryTrigrams(query, q.Threshold); ok && len(tri) > 0 {
+		if tri, ok := fuzzy.QueryTrigrams(query, q.Threshold); ok && len(tri) > 0 {
 			qs = append(qs, fuzzyQuery{tri: tri})
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/boundedkit/bounded"
 	"github.com/boundedkit/bounded/driver"
+	"github.com/boundedkit/bounded/internal/fuzzy"
 	"github.com/boundedkit/bounded/ports"
 	"github.com/uptrace/bun"
 )
@@ -177,7 +178,7 @@ func levelSpan(n int, threshold float64) (lo, hi int) {
 	for lo > 1 && reaches(lo-1) {
 		lo--
 	}
-	for hi < ports.MaxNameTrigrams && reaches(hi+1) {
+	for hi < fuzzy.MaxNameTrigrams && reaches(hi+1) {
 		hi++
 	}
 	return lo, hi

@@ -10,6 +10,7 @@ import (
 
 	"github.com/boundedkit/bounded"
 	"github.com/boundedkit/bounded/driver"
+	"github.com/boundedkit/bounded/internal/fuzzy"
 	"github.com/boundedkit/bounded/ports"
 	"github.com/uptrace/bun"
 )
@@ -159,18 +160,18 @@ func (s *Store) searchTrigramTable(ctx context.Context, q ports.NodeQuery, req d
 	var parts []string
 	var args []any
 	for _, query := range q.Queries {
-		tri, ok := ports.FuzzyQueryTrigrams(query, q.Threshold)
+		tri, ok := fuzzy.QueryTrigrams(query, q.Threshold)
 		if !ok || len(tri) == 0 {
 			// Similarity 0, or too many trigrams to reach the
 			// threshold with any name: the query matches nothing.
 			continue
 		}
-		// Names sharing fewer trigrams than ports.FuzzyMinShared cannot
+		// Names sharing fewer trigrams than fuzzy.MinShared cannot
 		// reach the threshold: only the others are joined to their rows.
 		parts = append(parts, `SELECT x.name, CAST(x.shared AS `+s.d.double()+`) / (e.trigram_count + ? - x.shared) AS sim
 			FROM (SELECT t.name, count(*) AS shared FROM bounded_entity_trigrams t WHERE t.trigram IN (?) GROUP BY t.name HAVING count(*) >= ?) AS x
 			`+s.d.joinInOrder()+` bounded_entities e ON e.name = x.name`)
-		args = append(args, len(tri), bun.List(tri), ports.FuzzyMinShared(len(tri), q.Threshold))
+		args = append(args, len(tri), bun.List(tri), fuzzy.MinShared(len(tri), q.Threshold))
 	}
 	if len(parts) == 0 {
 		// No query can match: the exact total is 0.

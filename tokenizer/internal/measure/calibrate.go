@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/boundedkit/bounded"
-	"github.com/boundedkit/bounded/ports"
+	"github.com/boundedkit/bounded/tools"
 )
 
 // stats are the figures of one kind of content.
@@ -125,7 +125,7 @@ func runCalibration(ctx context.Context, goroot string) error {
 	}
 	big := bounded.Budget{MaxChars: 200_000, Margin: 1, MaxTokens: 200_000}
 	for _, w := range worlds {
-		for _, mode := range []ports.Mode{ports.Balanced, ports.Private} {
+		for _, mode := range []tools.Mode{tools.Balanced, tools.Private} {
 			rs, err := w.run(ctx, big, mode, "detailed", "", 3)
 			if err != nil {
 				return err

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/boundedkit/bounded"
-	"github.com/boundedkit/bounded/ports"
+	"github.com/boundedkit/bounded/tools"
 )
 
 // presetCase is one budget measured: a preset, maybe with an exact
@@ -68,7 +68,7 @@ func runPresets(ctx context.Context, goroot string) error {
 		start := time.Now()
 		var all []response
 		for _, w := range worlds {
-			for _, mode := range []ports.Mode{ports.Balanced, ports.Full} {
+			for _, mode := range []tools.Mode{tools.Balanced, tools.Full} {
 				rs, err := w.run(ctx, pc.b, mode, "detailed", pc.extra, 4)
 				if err != nil {
 					return fmt.Errorf("%s: %w", pc.name, err)

@@ -196,7 +196,7 @@ type response struct {
 // run calls every call of w on the tool set of budget b and mode, following
 // next for up to maxPages pages, and returns the responses; extra is merged
 // into every call's arguments (a per-call budget).
-func (w *world) run(ctx context.Context, b bounded.Budget, mode ports.Mode, detail, extra string, maxPages int) ([]response, error) {
+func (w *world) run(ctx context.Context, b bounded.Budget, mode tools.Mode, detail, extra string, maxPages int) ([]response, error) {
 	set, err := tools.New(tools.Config{Notes: w.store, Knowledge: w.store, History: w.store, Code: w.store, Mode: mode, Budget: b})
 	if err != nil {
 		return nil, err

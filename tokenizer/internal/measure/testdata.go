@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 
 	"github.com/boundedkit/bounded"
-	"github.com/boundedkit/bounded/ports"
 	"github.com/boundedkit/bounded/tools"
 )
 
@@ -17,18 +16,18 @@ import (
 // characters.
 var testdataCalls = []struct {
 	world string
-	mode  ports.Mode
+	mode  tools.Mode
 	call
 }{
-	{"vault", ports.Balanced, call{"search_notes", `{"query":"the","limit":10}`}},
-	{"vault", ports.Balanced, call{"get_note", `{"id":"areas/engineering/incident-log","maxLines":60}`}},
-	{"vault", ports.Private, call{"list_notes", `{"limit":40}`}},
-	{"vault", ports.Full, call{"search_knowledge", `{"query":"project","pageSize":5}`}},
-	{"fixtures", ports.Balanced, call{"get_response_history", `{"endpointId":"ep-alpha","limit":3}`}},
-	{"fixtures", ports.Balanced, call{"get_note", `{"id":"big/unicode","maxLines":40}`}},
-	{"fixtures", ports.Balanced, call{"search_notes", `{"query":"e","limit":20}`}},
-	{"go", ports.Balanced, call{"search_code", `{"query":"json decode","limit":3}`}},
-	{"go", ports.Private, call{"search_code", `{"query":"request header","limit":30}`}},
+	{"vault", tools.Balanced, call{"search_notes", `{"query":"the","limit":10}`}},
+	{"vault", tools.Balanced, call{"get_note", `{"id":"areas/engineering/incident-log","maxLines":60}`}},
+	{"vault", tools.Private, call{"list_notes", `{"limit":40}`}},
+	{"vault", tools.Full, call{"search_knowledge", `{"query":"project","pageSize":5}`}},
+	{"fixtures", tools.Balanced, call{"get_response_history", `{"endpointId":"ep-alpha","limit":3}`}},
+	{"fixtures", tools.Balanced, call{"get_note", `{"id":"big/unicode","maxLines":40}`}},
+	{"fixtures", tools.Balanced, call{"search_notes", `{"query":"e","limit":20}`}},
+	{"go", tools.Balanced, call{"search_code", `{"query":"json decode","limit":3}`}},
+	{"go", tools.Private, call{"search_code", `{"query":"request header","limit":30}`}},
 }
 
 // writeTestdata writes the JSON samples of the tokenizer package's tests

@@ -1,35 +1,40 @@
-package ports
+// Package fuzzy holds the bounds a store uses to prune a fuzzy entity
+// search (ports.Fuzzy) without changing its answer.
+package fuzzy
 
 import (
 	"math"
 	"slices"
 	"unicode"
+
+	"github.com/boundedkit/bounded/ports"
 )
 
-// MaxNameTrigrams is the most distinct trigrams ([Trigrams]) an entity
-// name can have: 1,025. A name is at most 1,024 bytes ([ValidateID]); a
+// MaxNameTrigrams is the most distinct trigrams ([ports.Trigrams]) an
+// entity name can have: 1,025. A name is at most 1,024 bytes
+// ([ports.ValidateID]); a
 // word of n runes takes at least n bytes and gives n+1 trigrams, and words
 // are separated by at least one byte, so a name of b bytes has at most b+1.
 const MaxNameTrigrams = 1024 + 1
 
-// FuzzyQueryTrigrams returns [Trigrams](query) and true, or nil and false
+// QueryTrigrams returns [ports.Trigrams](query) and true, or nil and false
 // when query has too many distinct trigrams to match any entity name at
-// threshold in [Fuzzy] mode.
+// threshold in [ports.Fuzzy] mode.
 //
 // A query with n trigrams shares at most [MaxNameTrigrams] of them with a
-// name, so its [Similarity] with any name is at most
+// name, so its [ports.Similarity] with any name is at most
 // float32(MaxNameTrigrams) / float32(n) (the float32 division is
 // monotonic). When that bound, widened to float64, is below threshold the
 // query matches nothing, and every implementation skips it: the answer is
 // the same as comparing it with every name, without the cost. The count
 // stops at the first trigram past the bound, so a query of
-// [MaxQueryBytes] costs about as much as its first few thousand trigrams
+// [ports.MaxQueryBytes] costs about as much as its first few thousand trigrams
 // at the default threshold (3,416 trigrams at most can match at 0.3).
 //
 // A threshold that is not above 0 (NaN included) bounds nothing: every
-// query is kept. [NodeQuery.Normalize] never leaves one.
-func FuzzyQueryTrigrams(query string, threshold float64) (trigrams []string, ok bool) {
-	limit := fuzzyTrigramLimit(threshold)
+// query is kept. [ports.NodeQuery.Normalize] never leaves one.
+func QueryTrigrams(query string, threshold float64) (trigrams []string, ok bool) {
+	limit := trigramLimit(threshold)
 	set := make(map[[3]rune]struct{})
 	var word []rune
 	flush := func() bool {
@@ -72,16 +77,16 @@ func FuzzyQueryTrigrams(query string, threshold float64) (trigrams []string, ok 
 	return out, true
 }
 
-// fuzzyTrigramLimit is the most trigrams a query can have and still reach
+// trigramLimit is the most trigrams a query can have and still reach
 // threshold against a name of [MaxNameTrigrams] trigrams, or math.MaxInt
-// when no query of [MaxQueryBytes] (at most MaxQueryBytes+1 trigrams, by
+// when no query of [ports.MaxQueryBytes] (at most MaxQueryBytes+1 trigrams, by
 // the argument of MaxNameTrigrams) can exceed it.
-func fuzzyTrigramLimit(threshold float64) int {
+func trigramLimit(threshold float64) int {
 	if !(threshold > 0) {
 		return math.MaxInt
 	}
 	est := float64(MaxNameTrigrams) / threshold
-	if est > 2*MaxQueryBytes {
+	if est > 2*ports.MaxQueryBytes {
 		return math.MaxInt
 	}
 	reaches := func(n int) bool { return float64(float32(MaxNameTrigrams)/float32(n)) >= threshold }
@@ -96,13 +101,13 @@ func fuzzyTrigramLimit(threshold float64) int {
 	return n
 }
 
-// FuzzyMinShared is the fewest trigrams a name must share with a query of
-// n trigrams for their [Similarity] to reach threshold: a name sharing s
+// MinShared is the fewest trigrams a name must share with a query of
+// n trigrams for their [ports.Similarity] to reach threshold: a name sharing s
 // has at least s trigrams, so its similarity is at most
 // float32(s)/float32(n). A store may skip names sharing fewer; the answer
 // is the same. It is 1 when threshold is not above 0, and n+1 (no name)
 // when even n shared trigrams fall short.
-func FuzzyMinShared(n int, threshold float64) int {
+func MinShared(n int, threshold float64) int {
 	if !(threshold > 0) || n < 1 {
 		return 1
 	}

@@ -1,10 +1,11 @@
-package ports
+package tools
 
 import (
 	"fmt"
 	"math"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/ports"
 )
 
 // Mode is an access mode: how much of the store's content any tool may
@@ -67,7 +68,7 @@ var (
 )
 
 // PolicyFor returns the policy of mode m; an unknown mode is
-// [ErrInvalidQuery].
+// [ports.ErrInvalidQuery].
 func PolicyFor(m Mode) (Policy, error) {
 	switch m {
 	case Private:
@@ -77,7 +78,7 @@ func PolicyFor(m Mode) (Policy, error) {
 	case Full:
 		return FullPolicy, nil
 	}
-	return Policy{}, fmt.Errorf("%w: unknown access mode %q (want private, balanced or full)", ErrInvalidQuery, m)
+	return Policy{}, fmt.Errorf("%w: unknown access mode %q (want private, balanced or full)", ports.ErrInvalidQuery, m)
 }
 
 // ContentChars is the content limit of the item at index i of n results:

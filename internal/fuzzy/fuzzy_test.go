@@ -1,4 +1,4 @@
-package ports_test
+package fuzzy_test
 
 import (
 	"math"
@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/boundedkit/bounded/internal/fuzzy"
 	"github.com/boundedkit/bounded/ports"
 )
 
@@ -28,13 +29,13 @@ func word(base rune, n int) string {
 // bound is the largest similarity a query of n trigrams can reach with
 // any entity name.
 func bound(n int) float64 {
-	return float64(float32(ports.MaxNameTrigrams) / float32(n))
+	return float64(float32(fuzzy.MaxNameTrigrams) / float32(n))
 }
 
-// TestFuzzyQueryTrigrams checks that FuzzyQueryTrigrams returns exactly
+// TestQueryTrigrams checks that QueryTrigrams returns exactly
 // Trigrams when it keeps a query, and skips exactly the queries whose
 // similarity bound is below the threshold, at and around the limit.
-func TestFuzzyQueryTrigrams(t *testing.T) {
+func TestQueryTrigrams(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
 	alphabet := []rune("aAbB01 -_.,ÄäßΣσς日本語Ⅻ٣\u0301\t")
 	var queries []string
@@ -48,27 +49,27 @@ func TestFuzzyQueryTrigrams(t *testing.T) {
 	queries = append(queries, "", "   ", "Cat", "cat CAT cAt", strings.Repeat("ab ", 2000))
 	for _, q := range queries {
 		for _, th := range []float64{0.3, 1, 1e-9} {
-			got, ok := ports.FuzzyQueryTrigrams(q, th)
+			got, ok := fuzzy.QueryTrigrams(q, th)
 			want := ports.Trigrams(q)
 			if !ok {
-				t.Errorf("FuzzyQueryTrigrams(%q, %v) skipped a query of %d trigrams", q, th, len(want))
+				t.Errorf("QueryTrigrams(%q, %v) skipped a query of %d trigrams", q, th, len(want))
 				continue
 			}
 			if !slices.Equal(got, want) {
-				t.Errorf("FuzzyQueryTrigrams(%q, %v) = %q, want Trigrams' %q", q, th, got, want)
+				t.Errorf("QueryTrigrams(%q, %v) = %q, want Trigrams' %q", q, th, got, want)
 			}
 		}
 	}
 
 	for _, th := range []float64{1, 0.9, 0.5, 0.3, 0.1, 0.05} {
 		// The largest n whose bound reaches th.
-		limit := ports.MaxNameTrigrams
+		limit := fuzzy.MaxNameTrigrams
 		for bound(limit+1) >= th {
 			limit++
 		}
 		for _, n := range []int{limit - 1, limit, limit + 1, limit + 2, 2 * limit} {
 			q := word(0x4e00, n-1)
-			got, ok := ports.FuzzyQueryTrigrams(q, th)
+			got, ok := fuzzy.QueryTrigrams(q, th)
 			if wantOK := bound(n) >= th; ok != wantOK {
 				t.Errorf("threshold %v, query of %d trigrams (bound %v): kept %v, want %v", th, n, bound(n), ok, wantOK)
 			}
@@ -77,10 +78,10 @@ func TestFuzzyQueryTrigrams(t *testing.T) {
 			}
 		}
 	}
-	if _, ok := ports.FuzzyQueryTrigrams(word(0x4e00, 3416-1), 0.3); !ok {
+	if _, ok := fuzzy.QueryTrigrams(word(0x4e00, 3416-1), 0.3); !ok {
 		t.Errorf("a query of 3,416 trigrams was skipped at 0.3")
 	}
-	if _, ok := ports.FuzzyQueryTrigrams(word(0x4e00, 3417-1), 0.3); ok {
+	if _, ok := fuzzy.QueryTrigrams(word(0x4e00, 3417-1), 0.3); ok {
 		t.Errorf("a query of 3,417 trigrams was kept at 0.3")
 	}
 }
@@ -125,20 +126,20 @@ func TestMaxNameTrigrams(t *testing.T) {
 			continue
 		}
 		k := len(ports.Trigrams(n))
-		if k > ports.MaxNameTrigrams {
-			t.Fatalf("a name of %d bytes has %d trigrams, over MaxNameTrigrams %d", len(n), k, ports.MaxNameTrigrams)
+		if k > fuzzy.MaxNameTrigrams {
+			t.Fatalf("a name of %d bytes has %d trigrams, over MaxNameTrigrams %d", len(n), k, fuzzy.MaxNameTrigrams)
 		}
 		most = max(most, k)
 	}
-	if most != ports.MaxNameTrigrams {
-		t.Errorf("the names checked have at most %d trigrams, want one with %d", most, ports.MaxNameTrigrams)
+	if most != fuzzy.MaxNameTrigrams {
+		t.Errorf("the names checked have at most %d trigrams, want one with %d", most, fuzzy.MaxNameTrigrams)
 	}
 }
 
-// TestFuzzyQueryTrigramsHuge checks that a query of MaxQueryBytes with
+// TestQueryTrigramsHuge checks that a query of MaxQueryBytes with
 // about 330,000 distinct trigrams is skipped at the default threshold
 // after reading only its first few thousand.
-func TestFuzzyQueryTrigramsHuge(t *testing.T) {
+func TestQueryTrigramsHuge(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	var b strings.Builder
 	for b.Len() < ports.MaxQueryBytes-8 {
@@ -148,7 +149,7 @@ func TestFuzzyQueryTrigramsHuge(t *testing.T) {
 		}
 	}
 	start := time.Now()
-	_, ok := ports.FuzzyQueryTrigrams(b.String(), ports.DefaultThreshold)
+	_, ok := fuzzy.QueryTrigrams(b.String(), ports.DefaultThreshold)
 	took := time.Since(start)
 	if ok {
 		t.Fatalf("a query of %d bytes was kept at threshold %v", b.Len(), ports.DefaultThreshold)
@@ -156,10 +157,10 @@ func TestFuzzyQueryTrigramsHuge(t *testing.T) {
 	t.Logf("skipped a query of %d bytes in %v", b.Len(), took)
 }
 
-// TestFuzzyMinShared checks against every count of shared trigrams that
-// FuzzyMinShared is the least that reaches the threshold, for queries of
+// TestMinShared checks against every count of shared trigrams that
+// MinShared is the least that reaches the threshold, for queries of
 // 1 to 300 trigrams and thresholds on and between float32 steps.
-func TestFuzzyMinShared(t *testing.T) {
+func TestMinShared(t *testing.T) {
 	thresholds := []float64{0.3, 0.1, 0.5, 1, 0.999, 1e-9, 0.25, 1.0 / 3, float64(float32(0.3)), math.Nextafter(float64(float32(0.3)), 1)}
 	for n := 1; n <= 300; n++ {
 		for _, th := range thresholds {
@@ -170,12 +171,12 @@ func TestFuzzyMinShared(t *testing.T) {
 					break
 				}
 			}
-			if got := ports.FuzzyMinShared(n, th); got != want {
-				t.Fatalf("ports.FuzzyMinShared(%d, %v) = %d, want %d", n, th, got, want)
+			if got := fuzzy.MinShared(n, th); got != want {
+				t.Fatalf("fuzzy.MinShared(%d, %v) = %d, want %d", n, th, got, want)
 			}
 		}
 	}
-	if got := ports.FuzzyMinShared(10, 0); got != 1 {
-		t.Errorf("ports.FuzzyMinShared(10, 0) = %d, want 1", got)
+	if got := fuzzy.MinShared(10, 0); got != 1 {
+		t.Errorf("fuzzy.MinShared(10, 0) = %d, want 1", got)
 	}
 }
