@@ -106,16 +106,16 @@ type PageHandler[In, T any] func(ctx context.Context, req *mcp.CallToolRequest, 
 // nil) and stays in the result's error.
 func AddTool[In, T any](s *mcp.Server, t *mcp.Tool, o Options[T], h Handler[In, T]) {
 	codec := o.Cursors
-	add(s, t, o, func(ctx context.Context, req *mcp.CallToolRequest, in In, c parsedCall) (bounded.Paged[T], error) {
+	add(s, t, o, func(ctx context.Context, req *mcp.CallToolRequest, in In, c *toolargs.Call) (bounded.Paged[T], error) {
 		src, err := h(ctx, req, in)
 		if err != nil {
 			return bounded.Paged[T]{}, err
 		}
-		scope, err := c.scope.Scope()
+		scope, err := c.Scope().Scope()
 		if err != nil {
 			return bounded.Paged[T]{}, err
 		}
-		pg, err := bounded.FetchPage(ctx, src, scope, c.page, o.Limits, codec)
+		pg, err := bounded.FetchPage(ctx, src, scope, c.Page, o.Limits, codec)
 		return pg, fromSource(ctx, o.Budget.Logger, t.Name, err)
 	})
 }
@@ -125,8 +125,8 @@ func AddTool[In, T any](s *mcp.Server, t *mcp.Tool, o Options[T], h Handler[In, 
 // o.Content and fits it into the budget with bounded.Fit. The cursors are
 // the store's: o.Cursors is not used.
 func AddPagedTool[In, T any](s *mcp.Server, t *mcp.Tool, o Options[T], h PageHandler[In, T]) {
-	add(s, t, o, func(ctx context.Context, req *mcp.CallToolRequest, in In, c parsedCall) (bounded.Paged[T], error) {
-		p := c.page
+	add(s, t, o, func(ctx context.Context, req *mcp.CallToolRequest, in In, c *toolargs.Call) (bounded.Paged[T], error) {
+		p := c.Page
 		asked := p.Limit
 		switch {
 		case p.Limit == 0:
@@ -143,7 +143,7 @@ func AddPagedTool[In, T any](s *mcp.Server, t *mcp.Tool, o Options[T], h PageHan
 }
 
 // add adds the tool t, whose calls fetch their page with fetch.
-func add[In, T any](s *mcp.Server, t *mcp.Tool, o Options[T], fetch func(context.Context, *mcp.CallToolRequest, In, parsedCall) (bounded.Paged[T], error)) {
+func add[In, T any](s *mcp.Server, t *mcp.Tool, o Options[T], fetch func(context.Context, *mcp.CallToolRequest, In, *toolargs.Call) (bounded.Paged[T], error)) {
 	tl := newTool[In, T](t, o)
 	s.AddTool(tl.mcp, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		c, in, err := parse[In](tl, req.Params.Arguments)
@@ -154,16 +154,16 @@ func add[In, T any](s *mcp.Server, t *mcp.Tool, o Options[T], fetch func(context
 		pg, err := fetch(ctx, req, in, c)
 		stop()
 		if err != nil {
-			return reply.Error(t.Name, c.budget, err), nil
+			return reply.Error(t.Name, c.Budget, err), nil
 		}
-		fi := bounded.FitInput[T]{Page: pg, Call: c.call, Hints: o.Hints, Relevance: o.Relevance}
+		fi := bounded.FitInput[T]{Page: pg, Call: c.Next, Hints: o.Hints, Relevance: o.Relevance, Notes: c.Notes}
 		var k keeping
 		if o.Clip != nil {
 			limit := o.Content.Limit(len(pg.Items))
 			fi.Page = clipPage(pg, o.Clip, limit)
 			if o.Keep != nil && limit > 0 {
 				k = keepClipped(ctx, req, o, pg.Items, fi.Page.Items, limit)
-				fi.Notes = k.notes
+				fi.Notes = append(fi.Notes, k.notes...)
 			}
 		}
 		out, err := fit(ctx, c, fi)
@@ -176,7 +176,7 @@ func add[In, T any](s *mcp.Server, t *mcp.Tool, o Options[T], fetch func(context
 			}
 		}
 		if err != nil {
-			return reply.Error(t.Name, c.budget, err), nil
+			return reply.Error(t.Name, c.Budget, err), nil
 		}
 		return reply.Result(out.JSON), nil
 	})
@@ -218,13 +218,17 @@ func newTool[In, T any](t *mcp.Tool, o Options[T]) *tool {
 
 // parse checks a call's arguments and decodes those other than the paging
 // ones into an In.
-func parse[In any](tl *tool, raw json.RawMessage) (parsedCall, In, error) {
+func parse[In any](tl *tool, raw json.RawMessage) (*toolargs.Call, In, error) {
 	var in In
-	c, err := tl.parse(raw)
+	c, err := tl.parser.Parse(raw)
 	if err != nil {
 		return c, in, err
 	}
-	if err := json.Unmarshal(c.in, &in); err != nil {
+	b, err := c.In()
+	if err != nil {
+		return c, in, err
+	}
+	if err := json.Unmarshal(b, &in); err != nil {
 		return c, in, reply.ArgError(tl.mcp.Name, "", err.Error(), nil)
 	}
 	return c, in, nil

@@ -100,8 +100,8 @@ const MinBudget = 1000
 // JSON, at 2.8 characters a token.
 const MinBudgetTokens = 350
 
-// PageArgs are the paging arguments of a call, as given.
-type PageArgs struct {
+// pageArgs are the paging arguments of a call, as given.
+type pageArgs struct {
 	// Size is limit, or pageSize; 0 when not given.
 	Size int
 	// Offset and Cursor are the arguments of those names, Number is
@@ -111,25 +111,10 @@ type PageArgs struct {
 	HasOffset, HasNumber, HasCursor bool
 }
 
-// PageArgsOf returns the paging arguments among vals, a call's
-// arguments by name, ints and strings: limit (pageSize when paging is
-// bounded.ByPage), offset, page and cursor.
-func PageArgsOf(vals map[string]any, paging bounded.Paging) PageArgs {
-	var a PageArgs
-	a.Size, _ = vals["limit"].(int)
-	if paging == bounded.ByPage {
-		a.Size, _ = vals["pageSize"].(int)
-	}
-	a.Offset, a.HasOffset = vals["offset"].(int)
-	a.Number, a.HasNumber = vals["page"].(int)
-	a.Cursor, a.HasCursor = vals["cursor"].(string)
-	return a
-}
-
 // Page returns the page a asks for, by size with an offset, a 0-based
 // page number of l's pages, or a cursor. A cursor with an offset or a
 // page, or a page with an offset, is an [*ArgumentError] of tool.
-func (a PageArgs) Page(tool string, l bounded.Limits) (bounded.Page, error) {
+func (a pageArgs) Page(tool string, l bounded.Limits) (bounded.Page, error) {
 	switch {
 	case a.HasCursor && (a.HasOffset || a.HasNumber):
 		return bounded.Page{}, &ArgumentError{Tool: tool, Argument: "cursor", Reason: "a cursor excludes offset and page: give one of them", Kind: bounded.ErrInvalidCursor}
@@ -145,15 +130,13 @@ func (a PageArgs) Page(tool string, l bounded.Limits) (bounded.Page, error) {
 	return bounded.Page{Limit: a.Size, Offset: a.Offset, Cursor: a.Cursor}, nil
 }
 
-// CallBudget returns b lowered by a call's budget (characters) and
-// budgetTokens arguments, ints among vals; it never raises b. A
-// lowered budget holds its limits exactly (Margin 1). When b estimates
-// tokens, budgetTokens is lowered by [bounded.MaxEstimateError], so that
-// the exact count stays within it. The token limit of a call that gives
+// lowerBudget returns b lowered by a call's budget (chars) and
+// budgetTokens (tokens), 0 when not given; it never raises b. A lowered
+// budget holds its limits exactly (Margin 1). When b estimates tokens,
+// budgetTokens is lowered by [bounded.MaxEstimateError], so that the
+// exact count stays within it. The token limit of a call that gives
 // budget alone stays derived from its characters when b's is.
-func CallBudget(b bounded.Budget, vals map[string]any) bounded.Budget {
-	chars, _ := vals["budget"].(int)
-	tokens, _ := vals["budgetTokens"].(int)
+func lowerBudget(b bounded.Budget, chars, tokens int) bounded.Budget {
 	limChars, limTokens := b.LimitChars(), b.LimitTokens()
 	lowChars := chars > 0 && chars < limChars
 	lowTokens := tokens > 0 && tokens < limTokens

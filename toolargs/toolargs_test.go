@@ -25,20 +25,28 @@ func TestPage(t *testing.T) {
 	l := bounded.Limits{Default: 10, Max: 50}
 	for _, c := range []struct {
 		name  string
-		vals  map[string]any
+		args  string
 		want  bounded.Page
 		isErr error
 	}{
-		{"none", nil, bounded.Page{}, nil},
-		{"size and offset", map[string]any{"pageSize": 5, "offset": 3}, bounded.Page{Limit: 5, Offset: 3}, nil},
-		{"page number", map[string]any{"page": 2, "pageSize": 5}, bounded.Page{Limit: 5, Offset: 10}, nil},
-		{"page of the default size", map[string]any{"page": 2}, bounded.Page{Offset: 20}, nil},
-		{"cursor", map[string]any{"cursor": "c", "pageSize": 5}, bounded.Page{Limit: 5, Cursor: "c"}, nil},
-		{"cursor and offset", map[string]any{"cursor": "c", "offset": 1}, bounded.Page{}, bounded.ErrInvalidCursor},
-		{"page and offset", map[string]any{"page": 1, "offset": 1}, bounded.Page{}, bounded.ErrInvalidPage},
-		{"page too deep", map[string]any{"page": bounded.MaxOffset}, bounded.Page{}, bounded.ErrInvalidPage},
+		{"none", ``, bounded.Page{}, nil},
+		{"size and offset", `{"pageSize":5,"offset":3}`, bounded.Page{Limit: 5, Offset: 3}, nil},
+		{"page number", `{"page":2,"pageSize":5}`, bounded.Page{Limit: 5, Offset: 10}, nil},
+		{"page of the default size", `{"page":2}`, bounded.Page{Offset: 20}, nil},
+		{"cursor", `{"cursor":"c","pageSize":5}`, bounded.Page{Limit: 5, Cursor: "c"}, nil},
+		{"cursor and offset", `{"cursor":"c","offset":1}`, bounded.Page{}, bounded.ErrInvalidCursor},
+		{"page and offset", `{"page":1,"offset":1}`, bounded.Page{}, bounded.ErrInvalidPage},
+		{"page too deep", `{"page":9007199254740991}`, bounded.Page{}, bounded.ErrInvalidPage},
 	} {
-		got, err := toolargs.PageArgsOf(c.vals, bounded.ByPage).Page("t", l)
+		p, err := toolargs.NewParser(toolargs.Decl{Tool: "t", Limits: l, Paging: bounded.ByPage})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got bounded.Page
+		call, err := p.Parse([]byte(c.args))
+		if err == nil {
+			got = call.Page
+		}
 		switch {
 		case c.isErr != nil && (!errors.Is(err, c.isErr) || !errors.Is(err, toolargs.ErrInvalidArguments)):
 			t.Errorf("%s: %v, want an argument error matching %v", c.name, err, c.isErr)
@@ -52,15 +60,23 @@ func TestCallBudget(t *testing.T) {
 	b := bounded.Budget{MaxChars: 20_000}
 	for _, c := range []struct {
 		name          string
-		vals          map[string]any
+		args          string
 		chars, tokens int
 	}{
-		{"none", nil, b.LimitChars(), b.LimitTokens()},
-		{"over the limits", map[string]any{"budget": 50_000, "budgetTokens": 50_000}, b.LimitChars(), b.LimitTokens()},
-		{"budget", map[string]any{"budget": 5000}, 5000, 0},
-		{"budgetTokens, less the estimate's error", map[string]any{"budgetTokens": 1000}, b.LimitChars(), int(1000 * (1 - bounded.MaxEstimateError))},
+		{"none", ``, b.LimitChars(), b.LimitTokens()},
+		{"over the limits", `{"budget":50000,"budgetTokens":50000}`, b.LimitChars(), b.LimitTokens()},
+		{"budget", `{"budget":5000}`, 5000, 0},
+		{"budgetTokens, less the estimate's error", `{"budgetTokens":1000}`, b.LimitChars(), int(1000 * (1 - bounded.MaxEstimateError))},
 	} {
-		got := toolargs.CallBudget(b, c.vals)
+		p, err := toolargs.NewParser(toolargs.Decl{Tool: "t", Budget: b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		call, err := p.Parse([]byte(c.args))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		got := call.Budget
 		if got.LimitChars() != c.chars || c.tokens > 0 && got.LimitTokens() != c.tokens || got.LimitTokens() > b.LimitTokens() {
 			t.Errorf("%s: %d characters, %d tokens; want %d and %d", c.name, got.LimitChars(), got.LimitTokens(), c.chars, c.tokens)
 		}

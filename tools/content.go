@@ -39,8 +39,8 @@ func (rm room) half() room { return room{rm.chars / 2, rm.tokens / 2} }
 // arguments, which come back twice (in the hint and in next).
 func (r *request) room() room {
 	return room{
-		chars:  max(r.budget.LimitChars()-envelopeReserve-2*r.in.size, 200),
-		tokens: max(r.budget.LimitTokens()-envelopeReserveTokens-2*r.budget.CountTokens(r.in.raw), 80),
+		chars:  max(r.budget.LimitChars()-envelopeReserve-2*r.size, 200),
+		tokens: max(r.budget.LimitTokens()-envelopeReserveTokens-2*r.budget.CountTokens(r.raw), 80),
 	}
 }
 
@@ -180,7 +180,7 @@ func skipChars(doc string, n int) (string, int) {
 // detail.
 func (r *request) nextLines(id string, offset, char int) bounded.Args {
 	a := bounded.Args{{Name: "id", Value: id}}
-	if v, ok := r.in.vals["maxLines"]; ok {
+	if v, ok := r.in.Args.Get("maxLines"); ok {
 		a = append(a, bounded.Arg{Name: "maxLines", Value: v})
 	}
 	a = append(a, bounded.Arg{Name: "lineOffset", Value: offset})
@@ -188,7 +188,7 @@ func (r *request) nextLines(id string, offset, char int) bounded.Args {
 		a = append(a, bounded.Arg{Name: "charOffset", Value: char})
 	}
 	for _, name := range []string{"budget", "budgetTokens", "detail"} {
-		if v, ok := r.in.vals[name]; ok {
+		if v, ok := r.in.Next.Args.Get(name); ok {
 			a = append(a, bounded.Arg{Name: name, Value: v})
 		}
 	}

@@ -7,7 +7,8 @@ import (
 )
 
 // TestDependencies checks that the tool set imports nothing but bounded (its driver, toolargs),
-// ports and the standard library: no MCP SDK, no database driver.
+// ports, the JSON Schema package toolargs declares arguments with and the standard library: no
+// MCP SDK, no database driver.
 func TestDependencies(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go command not found")
@@ -18,7 +19,8 @@ func TestDependencies(t *testing.T) {
 	}
 	for _, dep := range strings.Fields(string(out)) {
 		switch dep {
-		case "github.com/boundedkit/bounded", "github.com/boundedkit/bounded/driver", "github.com/boundedkit/bounded/ports", "github.com/boundedkit/bounded/tools", "github.com/boundedkit/bounded/toolargs":
+		case "github.com/boundedkit/bounded", "github.com/boundedkit/bounded/driver", "github.com/boundedkit/bounded/ports", "github.com/boundedkit/bounded/tools", "github.com/boundedkit/bounded/toolargs",
+			"github.com/google/jsonschema-go/jsonschema":
 		default:
 			t.Errorf("tools imports %s", dep)
 		}

@@ -5,9 +5,6 @@ import (
 	"github.com/boundedkit/bounded/toolargs"
 )
 
-// fieldsParam is the fields argument of every tool.
-var fieldsParam = param{name: "fields", kind: kindStrings}
-
 // fitFields is bounded.Fit for a request: when the call gives fields, the
 // results keep only those (and their id), validated against T's fields;
 // while the data is being written, its pagination says so
@@ -22,7 +19,7 @@ func fitFields[T any](r *request, in bounded.FitInput[T]) (bounded.Fitted, error
 		in.Page.Page.Importing = true
 	}
 	in.Notes = append(in.Notes, r.notes...)
-	fields := r.in.strs("fields")
+	fields := r.in.Fields
 	if len(fields) == 0 {
 		return bounded.FitContext(r.ctx, r.budget, in)
 	}

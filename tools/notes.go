@@ -44,14 +44,14 @@ func windowParams() []param {
 // charOffset is the call's charOffset: the characters of the first line
 // read before (get_note).
 func (r *request) charOffset() int {
-	n, _ := r.in.vals["charOffset"].(int)
+	n := r.in.Int("charOffset")
 	return n
 }
 
 // window is the line window of a call's maxLines and lineOffset.
 func (r *request) window() bounded.Window {
-	maxLines, _ := r.in.vals["maxLines"].(int)
-	offset, _ := r.in.vals["lineOffset"].(int)
+	maxLines := r.in.Int("maxLines")
+	offset := r.in.Int("lineOffset")
 	return bounded.Window{MaxLines: maxLines, Offset: offset}
 }
 
@@ -88,7 +88,7 @@ func (s *Set) addNotes() {
 		params: append([]param{{name: "ids", kind: kindStrings, required: true, maxItems: ports.MaxGetNotes, sentinel: ports.ErrInvalidQuery,
 			desc: "Repeats are read once."}}, windowParams()...),
 	}, func(ctx context.Context, r *request) ([]byte, error) {
-		ids := distinct(r.in.strs("ids"))
+		ids := distinct(r.in.Strs("ids"))
 		if len(ids) == 0 {
 			return nil, &ArgumentError{Tool: "get_notes", Argument: "ids", Reason: "is empty: give 1 to 100 ids", Kind: ports.ErrInvalidQuery}
 		}
@@ -132,7 +132,7 @@ func (s *Set) addNotes() {
 			strParam("folder", "Only notes in this folder or below."),
 		},
 	}, func(ctx context.Context, r *request) ([]byte, error) {
-		page, err := notes.ListNotes(ctx, ports.ListFilter{Tag: r.in.str("tag"), Folder: r.in.str("folder")}, r.page)
+		page, err := notes.ListNotes(ctx, ports.ListFilter{Tag: r.in.Str("tag"), Folder: r.in.Str("folder")}, r.page)
 		return s.noteList(ctx, r, page, err)
 	})
 
@@ -140,7 +140,7 @@ func (s *Set) addNotes() {
 		desc:   "Find notes whose title or content contains the query (case-insensitive, literal). Title matches first, then content matches; each most recently updated first.",
 		params: []param{{name: "query", kind: kindString, required: true, sentinel: ports.ErrInvalidQuery, desc: "Text to find."}},
 	}, func(ctx context.Context, r *request) ([]byte, error) {
-		page, err := notes.SearchNotes(ctx, r.in.str("query"), r.page)
+		page, err := notes.SearchNotes(ctx, r.in.Str("query"), r.page)
 		return s.noteList(ctx, r, page, err)
 	})
 
@@ -154,8 +154,8 @@ func (s *Set) addNotes() {
 		},
 	}, func(ctx context.Context, r *request) ([]byte, error) {
 		q := ports.LinkQuery{
-			HasLinksTo: r.in.strs("hasLinksTo"), LinkedFrom: r.in.strs("linkedFrom"),
-			ExternalDomains: r.in.strs("externalDomains"), BrokenLinks: r.in.bool("brokenLinks"),
+			HasLinksTo: r.in.Strs("hasLinksTo"), LinkedFrom: r.in.Strs("linkedFrom"),
+			ExternalDomains: r.in.Strs("externalDomains"), BrokenLinks: r.in.Bool("brokenLinks"),
 		}
 		q, err := s.linkNames(ctx, r, q)
 		if err != nil {
@@ -226,7 +226,7 @@ func (s *Set) addNotes() {
 				desc:     "Levels to descend."},
 		},
 	}, func(ctx context.Context, r *request) ([]byte, error) {
-		maxDepth, _ := r.in.vals["maxDepth"].(int)
+		maxDepth := r.in.Int("maxDepth")
 		var page bounded.Paged[ports.Descendant]
 		err := s.named(ctx, r, "id", func(id string) (err error) {
 			page, err = notes.Descendants(ctx, id, maxDepth, r.page)
@@ -443,7 +443,7 @@ func (s *Set) attachContext(ctx context.Context, r *request, n int, item func(i 
 // paged as one list: a first call counts each category, a second fetches
 // the part of each that the page covers.
 func (s *Set) noteLinks(ctx context.Context, r *request) ([]byte, error) {
-	id, category := r.in.str("id"), r.in.str("category")
+	id, category := r.in.Str("id"), r.in.Str("category")
 	names := [3]string{"internal", "external", "incoming"}
 	one := bounded.Page{Limit: 1}
 	pages := ports.NoteLinksPages{Internal: one, External: one, Incoming: one}
@@ -610,7 +610,7 @@ func (s *Set) notesNamed(ctx context.Context, r *request, ids []string) (map[str
 // if another (see [Set.named]): an id need not name a note, so the store
 // finding none is no error.
 func (s *Set) backlinks(ctx context.Context, r *request) (bounded.Paged[ports.NoteRef], error) {
-	id := r.in.str("id")
+	id := r.in.Str("id")
 	page, err := s.cfg.Notes.Backlinks(ctx, id, r.page)
 	if err != nil || len(page.Items) > 0 || page.Page.HasMore || r.page.Offset > 0 || r.page.Cursor != "" {
 		return page, err

@@ -30,7 +30,7 @@ const suggestThreshold = 0.1
 // then use. A name that names several nodes equally, or none, is an error
 // listing the candidates, or the closest names.
 func (s *Set) named(ctx context.Context, r *request, arg string, read func(id string) error) error {
-	id := r.in.str(arg)
+	id := r.in.Str(arg)
 	err := read(id)
 	if !errors.Is(err, ports.ErrNotFound) {
 		return err

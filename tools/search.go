@@ -21,14 +21,14 @@ func (s *Set) addKnowledge() {
 				desc: fmt.Sprintf("Least similarity for fuzzy mode, in (0, 1]: default %v.", ports.DefaultThreshold)},
 		},
 	}, func(ctx context.Context, r *request) ([]byte, error) {
-		q := ports.NodeQuery{Queries: r.in.strs("queries"), Tags: r.in.strs("tags"), Threshold: r.in.num("threshold")}
-		if r.in.has("query") {
+		q := ports.NodeQuery{Queries: r.in.Strs("queries"), Tags: r.in.Strs("tags"), Threshold: r.in.Num("threshold")}
+		if r.in.Has("query") {
 			if len(q.Queries) > 0 {
 				return nil, &ArgumentError{Tool: "search_knowledge", Argument: "queries", Reason: "give query or queries, not both", Kind: ports.ErrInvalidQuery}
 			}
-			q.Queries = []string{r.in.str("query")}
+			q.Queries = []string{r.in.Str("query")}
 		}
-		if r.in.str("mode") == "fuzzy" {
+		if r.in.Str("mode") == "fuzzy" {
 			q.Mode = ports.Fuzzy
 		}
 		page, err := kn.SearchNodes(ctx, q, r.page)
@@ -87,7 +87,7 @@ func (s *Set) addHistory() {
 		desc:   fmt.Sprintf("Read the recorded runs of an endpoint and their responses, newest first. Bodies are clipped to %s characters; bodyChars is the whole length.", bounded.FormatCount(ports.HistoryBodyChars)),
 		params: []param{{name: "endpointId", kind: kindString, required: true, sentinel: ports.ErrInvalidQuery}},
 	}, func(ctx context.Context, r *request) ([]byte, error) {
-		page, err := h.ResponseHistory(ctx, r.in.str("endpointId"), r.page)
+		page, err := h.ResponseHistory(ctx, r.in.Str("endpointId"), r.page)
 		if err != nil {
 			return nil, err
 		}
@@ -124,7 +124,7 @@ func (s *Set) addCode() {
 			strParam("language", "Only chunks of this language, e.g. \"go\"."),
 		},
 	}, func(ctx context.Context, r *request) ([]byte, error) {
-		q := ports.CodeQuery{Query: r.in.str("query"), PathPrefix: r.in.str("pathPrefix"), Language: r.in.str("language")}
+		q := ports.CodeQuery{Query: r.in.Str("query"), PathPrefix: r.in.Str("pathPrefix"), Language: r.in.Str("language")}
 		page, err := code.SearchCode(ctx, q, r.page)
 		if err != nil {
 			return nil, err

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/boundedkit/bounded"
 	"github.com/boundedkit/bounded/ports"
@@ -191,8 +192,11 @@ const MinBudgetTokens = toolargs.MinBudgetTokens
 // request is one parsed call: its arguments, the page asked for, the call
 // that a hint continues, and the budget.
 type request struct {
-	ctx      context.Context // the call's, for Fit
-	in       *input
+	ctx context.Context // the call's, for Fit
+	in  *toolargs.Call
+	// raw is the arguments as given, size their length in characters.
+	raw      string
+	size     int
 	page     bounded.Page
 	call     bounded.Call
 	budget   bounded.Budget
@@ -215,45 +219,29 @@ type request struct {
 // handler answers a parsed call.
 type handler func(ctx context.Context, r *request) ([]byte, error)
 
-// add registers the tool sp answered by h: it appends the common
-// arguments (pagination by sp's paging style, budget, detail), writes the
-// schema and the description's standard sentences, and wraps h with the
-// parsing every tool shares.
+// add registers the tool sp answered by h: toolargs parses its calls,
+// with the common arguments (pagination by sp's paging style, budget,
+// detail, fields), and h answers them.
 func (s *Set) add(sp spec, h handler) {
-	limit, tokens := s.cfg.Budget.LimitChars(), s.cfg.Budget.LimitTokens()
 	if sp.noCursor {
 		sp.paging = bounded.ByOffset
 	}
-	if sp.paged {
-		for _, p := range pagingParams(sp.paging, sp.limits) {
-			if p.role != roleCursor || !sp.noCursor {
-				sp.params = append(sp.params, p)
-			}
-		}
+	parser, err := toolargs.NewParser(sp.decl(s.cfg.Budget, s.cfg.Counts[sp.name]))
+	if err != nil {
+		panic("tools: " + err.Error()) // the package's own declarations
 	}
-	sp.params = append(sp.params,
-		param{name: "budget", kind: kindInt, hasMin: true, min: MinBudget, hasMax: true, max: limit, clamp: true, def: limit, ceiling: true,
-			sentinel: bounded.ErrInvalidBudget},
-		param{name: "budgetTokens", kind: kindInt, hasMin: true, min: min(MinBudgetTokens, tokens), hasMax: true, max: tokens, clamp: true, def: tokens, ceiling: true,
-			sentinel: bounded.ErrInvalidBudget},
-		param{name: "detail", kind: kindString, enum: []string{"concise", "detailed"}},
-		fieldsParam,
-	)
-	t := Tool{Name: sp.name, Description: sp.desc, InputSchema: sp.schemaFor(), Paging: sp.paging}
+	t := Tool{Name: sp.name, Description: sp.desc, InputSchema: mustJSON(parser.Schema()), Paging: sp.paging}
 	if sp.paged {
 		t.Limits = sp.limits
 		t.store = !sp.noCursor
 	}
 	t.Handler = func(ctx context.Context, raw json.RawMessage) ([]byte, error) {
-		in, err := sp.parse(raw)
+		c, err := parser.Parse(raw)
 		if err != nil {
 			return nil, err
 		}
-		r, err := s.newRequest(&sp, in)
-		if err != nil {
-			return nil, err
-		}
-		r.ctx = ctx
+		r := s.newRequest(&sp, c)
+		r.ctx, r.raw, r.size = ctx, string(raw), utf8.RuneCount(raw)
 		out, err := h(ctx, r)
 		if err != nil {
 			if _, ok := err.(*ArgumentError); ok {
@@ -280,72 +268,17 @@ func cursorError(tool string, err error) *ArgumentError {
 		Reason: why + ". A cursor continues only the call that returned it (the same tool and arguments): pass that response's pagination.nextCursor, or omit cursor to start from the first result"}
 }
 
-// pagingParams are the pagination arguments of a paging style.
-func pagingParams(paging bounded.Paging, l bounded.Limits) []param {
-	size := func(name string) param {
-		return param{name: name, kind: kindInt, hasMin: true, min: 1, hasMax: true, max: l.Max, clamp: true, def: l.Default,
-			sentinel: bounded.ErrInvalidPage}
-	}
-	offset := param{name: "offset", kind: kindInt, role: roleOffset, hasMin: true, hasMax: true, max: bounded.MaxOffset, def: 0,
-		sentinel: bounded.ErrInvalidPage}
-	if paging == bounded.ByPage {
-		ps := size("pageSize")
-		ps.role = rolePageSize
-		offset.desc = "Results to skip, instead of page."
-		return []param{
-			{name: "page", kind: kindInt, role: rolePage, hasMin: true, hasMax: true, max: bounded.MaxOffset, def: 0,
-				sentinel: bounded.ErrInvalidPage},
-			ps, offset, cursorParam,
-		}
-	}
-	lim := size("limit")
-	lim.role = roleLimit
-	return []param{lim, offset, cursorParam}
-}
-
-// cursorParam is the cursor argument of every paged tool.
-var cursorParam = param{name: "cursor", kind: kindString, role: roleCursor, sentinel: bounded.ErrInvalidCursor}
-
-// newRequest builds the page, the call and the budget of a parsed call.
-func (s *Set) newRequest(sp *spec, in *input) (*request, error) {
-	r := &request{in: in, hints: s.cfg.Hints, detailed: in.str("detail") != "concise", budget: s.cfg.Budget, noCursor: sp.noCursor}
-	for _, p := range sp.params {
-		// A budget over the server's is the server's, and the response
-		// says so; next calls repeat the budget used.
-		if v, ok := in.vals[p.name].(int); ok && p.ceiling && p.hasMax && v > p.max {
-			in.vals[p.name] = p.max
-			r.notes = append(r.notes, fmt.Sprintf("%s %s is over the maximum %s, which was used.", p.name, bounded.FormatCount(v), bounded.FormatCount(p.max)))
-		}
-	}
-	r.budget = toolargs.CallBudget(s.cfg.Budget, in.vals)
+// newRequest builds the request of a parsed call.
+func (s *Set) newRequest(sp *spec, c *toolargs.Call) *request {
+	r := &request{in: c, hints: s.cfg.Hints, detailed: c.Detail != "concise", budget: c.Budget, noCursor: sp.noCursor, notes: c.Notes}
 	r.importing = s.cfg.Importing != nil && s.cfg.Importing(sp.name)
 	r.counted = sp.paged && sp.name != "get_notes"
-	r.call = bounded.Call{Tool: sp.name, Paging: sp.paging, DefaultLimit: sp.limits.Default}
+	r.call = c.Next
 	if s.cfg.OffsetHints && sp.paging == bounded.ByCursor {
 		r.call.Paging = bounded.ByOffset
 	}
-	for _, p := range sp.params {
-		if v, ok := in.vals[p.name]; ok && p.role == roleArg {
-			r.call.Args = append(r.call.Args, bounded.Arg{Name: p.name, Value: v})
-		}
-	}
-	if !sp.paged {
-		return r, nil
-	}
-	p, err := pageArgs(sp, in)
-	if err != nil {
-		return nil, err
-	}
-	ct := s.cfg.Counts[sp.name]
-	p.Count, p.CountCap = ct.Mode, ct.Cap
-	r.page = p
-	return r, nil
-}
-
-// pageArgs is the page a paged tool's pagination arguments ask for: by
-// limit (or pageSize) with offset, page number or cursor.
-func pageArgs(sp *spec, in *input) (bounded.Page, error) {
-	return toolargs.PageArgsOf(in.vals, sp.paging).Page(sp.name, sp.limits)
+	r.page = c.Page
+	return r
 }
 
 // tokenCounting says how a budget counts tokens, for the budgetTokens
