@@ -20,7 +20,7 @@ func TestStandardLibraryOnly(t *testing.T) {
 		}
 		for _, dep := range strings.Fields(string(out)) {
 			switch dep {
-			case "github.com/boundedkit/bounded", "github.com/boundedkit/bounded/driver", "github.com/boundedkit/bounded/ports":
+			case "github.com/boundedkit/bounded", "github.com/boundedkit/bounded/driver", "github.com/boundedkit/bounded/internal/probe", "github.com/boundedkit/bounded/ports":
 			default:
 				t.Errorf("%s imports non-standard package %s", pkg, dep)
 			}

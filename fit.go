@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+
+	"github.com/boundedkit/bounded/internal/probe"
 )
 
 // Truncation reports how a response was fitted to its budget, also when
@@ -265,6 +267,7 @@ func encodeFast[T any](f *fitter, items []T, fe encFunc) error {
 			}
 			continue
 		}
+		probe.Encoded(1)
 		w.b = append(b, ',')
 		f.buf = w.b
 		f.m++

@@ -11,10 +11,13 @@ import (
 	"strconv"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/boundedkit/bounded/internal/probe"
 )
 
 // addBatch records the batch of c items just encoded, after the first m.
 func (f *fitter) addBatch(c int) {
+	probe.Encoded(c)
 	f.buf = f.w.b
 	f.m += c
 	f.w.items -= c

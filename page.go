@@ -7,6 +7,7 @@ import (
 	"iter"
 
 	"github.com/boundedkit/bounded/driver"
+	"github.com/boundedkit/bounded/internal/probe"
 )
 
 // ErrInvalidPage is wrapped by the errors for a page request out of range,
@@ -89,6 +90,7 @@ type Limits struct {
 // outside [1, l.Max], is an error wrapping [ErrInvalidPage]. Cursors are not
 // decoded.
 func (l Limits) Normalize(p Page) (driver.Request, error) {
+	probe.Normalized()
 	if l.Max < 1 || l.Default < 1 || l.Default > l.Max {
 		return driver.Request{}, fmt.Errorf("%w: limits default %d, max %d: want 1 <= default <= max", ErrInvalidPage, l.Default, l.Max)
 	}

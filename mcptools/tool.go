@@ -146,7 +146,7 @@ func AddPagedTool[In, T any](s *mcp.Server, t *mcp.Tool, o Options[T], h PageHan
 func add[In, T any](s *mcp.Server, t *mcp.Tool, o Options[T], fetch func(context.Context, *mcp.CallToolRequest, In, *toolargs.Call) (bounded.Paged[T], error)) {
 	tl := newTool[In, T](t, o)
 	s.AddTool(tl.mcp, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		c, in, err := parse[In](tl, req.Params.Arguments)
+		c, in, err := parse[In](ctx, tl, req.Params.Arguments)
 		if err != nil {
 			return reply.Error(t.Name, tl.budget, err), nil
 		}
@@ -218,9 +218,9 @@ func newTool[In, T any](t *mcp.Tool, o Options[T]) *tool {
 
 // parse checks a call's arguments and decodes those other than the paging
 // ones into an In.
-func parse[In any](tl *tool, raw json.RawMessage) (*toolargs.Call, In, error) {
+func parse[In any](ctx context.Context, tl *tool, raw json.RawMessage) (*toolargs.Call, In, error) {
 	var in In
-	c, err := tl.parser.Parse(raw)
+	c, err := tl.parser.Parse(ctx, raw)
 	if err != nil {
 		return c, in, err
 	}

@@ -2,6 +2,7 @@ package toolargs
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/boundedkit/bounded"
+	"github.com/boundedkit/bounded/internal/probe"
 )
 
 // Call is a call's arguments, checked: what the tool reads, and what
@@ -48,7 +50,9 @@ type Call struct {
 // over its maximum is refused, but for the page size and the budgets,
 // which are lowered, and the arguments [Arg.Clamp] names. Errors are
 // [*ArgumentError]s matching the argument's sentinel.
-func (p *Parser) Parse(raw json.RawMessage) (*Call, error) {
+// A budget ctx carries ([WithBudget]) lowers budgetTokens further.
+func (p *Parser) Parse(ctx context.Context, raw json.RawMessage) (*Call, error) {
+	probe.Parsed()
 	tool := p.d.Tool
 	c := &Call{p: p, Budget: p.d.Budget}
 	c.Next = bounded.Call{Tool: tool, Paging: p.d.Paging, DefaultLimit: p.d.Limits.Default}
@@ -153,8 +157,24 @@ func (p *Parser) Parse(raw json.RawMessage) (*Call, error) {
 	if c.Fields == nil && c.Detail == "concise" && p.d.Concise != nil {
 		c.Fields = p.d.Concise
 	}
+	if b, ok := ctx.Value(budgetKey{}).(bounded.Budget); ok {
+		if most := b.LimitTokens(); most < p.d.Budget.LimitTokens() && (tokens == 0 || tokens > most) {
+			tokens = most
+			c.Next.Args = setArg(c.Next.Args, "budgetTokens", most)
+		}
+	}
 	c.Budget = lowerBudget(p.d.Budget, chars, tokens)
 	return c, nil
+}
+
+type budgetKey struct{}
+
+// WithBudget returns ctx carrying b, a server's limit on every tool's
+// results (MAX_MCP_OUTPUT_TOKENS'). When b allows fewer tokens than the
+// tool's budget, [Parser.Parse] gives a call that asks for more, or
+// for none, a budgetTokens of b's LimitTokens, which next repeats.
+func WithBudget(ctx context.Context, b bounded.Budget) context.Context {
+	return context.WithValue(ctx, budgetKey{}, b)
 }
 
 // Has reports whether the call gave the tool's own argument name.
@@ -252,6 +272,17 @@ func decodeObject(tool string, raw []byte) ([]member, error) {
 		return nil, bad(tool, "", "more than one JSON value", nil)
 	}
 	return out, nil
+}
+
+// setArg returns args with name's value v, in its place or last.
+func setArg(args bounded.Args, name string, v any) bounded.Args {
+	for i, a := range args {
+		if a.Name == name {
+			args[i].Value = v
+			return args
+		}
+	}
+	return append(args, bounded.Arg{Name: name, Value: v})
 }
 
 // bad is the error of a bad argument, its name cut.

@@ -1,6 +1,7 @@
 package toolargs_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -87,7 +88,7 @@ func TestParseErrors(t *testing.T) {
 		{`{"id":"a","detail":"brief"}`, "detail", `"brief" is not one of "concise", "detailed"`, nil},
 		{`{"id":"a","fields":["colour"]}`, "fields", `"colour" is not a field of the results, which have id, name`, nil},
 	} {
-		_, err := p.Parse([]byte(c.args))
+		_, err := p.Parse(context.Background(), []byte(c.args))
 		var ae *toolargs.ArgumentError
 		switch {
 		case !errors.As(err, &ae) || !errors.Is(err, toolargs.ErrInvalidArguments):
@@ -105,7 +106,7 @@ func TestParseErrors(t *testing.T) {
 // for Normalize to clamp, and next repeats the arguments as given.
 func TestParse(t *testing.T) {
 	p := testParser(t)
-	c, err := p.Parse([]byte(`{"id":"a","depth":2.0,"lines":5e3,"threshold":0.5,"tags":["x"],"flag":null,"pageSize":500,"page":1,"budget":99999,"detail":"concise"}`))
+	c, err := p.Parse(context.Background(), []byte(`{"id":"a","depth":2.0,"lines":5e3,"threshold":0.5,"tags":["x"],"flag":null,"pageSize":500,"page":1,"budget":99999,"detail":"concise"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +141,7 @@ func FuzzParse(f *testing.F) {
 	}
 	p := testParser(f)
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		c, err := p.Parse(raw)
+		c, err := p.Parse(context.Background(), raw)
 		if err != nil {
 			var ae *toolargs.ArgumentError
 			if !errors.As(err, &ae) || !errors.Is(err, toolargs.ErrInvalidArguments) || !utf8.ValidString(ae.Error()) && utf8.Valid(raw) {
@@ -159,7 +160,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Parse(%q): next: %v", raw, err)
 		}
-		again, err := p.Parse(next)
+		again, err := p.Parse(context.Background(), next)
 		if err != nil {
 			t.Fatalf("Parse(%q): next %s does not parse: %v", raw, next, err)
 		}

@@ -1,6 +1,7 @@
 package toolargs_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -43,7 +44,7 @@ func TestPage(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got bounded.Page
-		call, err := p.Parse([]byte(c.args))
+		call, err := p.Parse(context.Background(), []byte(c.args))
 		if err == nil {
 			got = call.Page
 		}
@@ -72,7 +73,7 @@ func TestCallBudget(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		call, err := p.Parse([]byte(c.args))
+		call, err := p.Parse(context.Background(), []byte(c.args))
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}

@@ -19,7 +19,7 @@ func TestDependencies(t *testing.T) {
 	}
 	for _, dep := range strings.Fields(string(out)) {
 		switch dep {
-		case "github.com/boundedkit/bounded", "github.com/boundedkit/bounded/driver", "github.com/boundedkit/bounded/ports", "github.com/boundedkit/bounded/tools", "github.com/boundedkit/bounded/toolargs",
+		case "github.com/boundedkit/bounded", "github.com/boundedkit/bounded/driver", "github.com/boundedkit/bounded/internal/probe", "github.com/boundedkit/bounded/ports", "github.com/boundedkit/bounded/tools", "github.com/boundedkit/bounded/toolargs",
 			"github.com/google/jsonschema-go/jsonschema":
 		default:
 			t.Errorf("tools imports %s", dep)

@@ -179,6 +179,9 @@ func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) ([]by
 	return t.Handler(ctx, args)
 }
 
+// Budget returns the ceiling of every response: Config.Budget.
+func (s *Set) Budget() bounded.Budget { return s.cfg.Budget }
+
 // Policy returns the access-mode policy the set applies.
 func (s *Set) Policy() Policy { return s.policy }
 
@@ -236,7 +239,7 @@ func (s *Set) add(sp spec, h handler) {
 		t.store = !sp.noCursor
 	}
 	t.Handler = func(ctx context.Context, raw json.RawMessage) ([]byte, error) {
-		c, err := parser.Parse(raw)
+		c, err := parser.Parse(ctx, raw)
 		if err != nil {
 			return nil, err
 		}
