@@ -22,6 +22,11 @@
 // total, and a budget no response exceeds. Package mcptoolstest checks
 // such a server through the SDK's client.
 //
+// A tool's arguments are parsed by package toolargs, as the set's are.
+// [AddEnvelopeTool] serves a tool that parses its own arguments and
+// writes its own envelope, as the set's tools do: mcpset.Add registers
+// them with it.
+//
 // A tool has what the set's tools have, by its [Options]: a fields
 // argument that keeps only the fields named (Fields), a detail argument
 // (Concise), content clipped by the number of results (Clip, Content),

@@ -1,6 +1,12 @@
-// Package toolargs is the front end every bounded tool shares: the
-// errors of bad arguments, the smallest budgets a call may ask for, and
-// the page and budget a call's paging arguments make.
+// Package toolargs is the front end every bounded tool shares: one
+// parser of a call's arguments, the errors of bad ones, and the
+// smallest budgets a call may ask for.
+//
+// A [Decl] declares a tool's arguments: its own, as a JSON Schema, and
+// the paging ones bounded adds. [NewParser] compiles it, and
+// [Parser.Parse] turns a call's JSON arguments into a [Call]: the
+// typed arguments, the page, the budget, the fields and the call that
+// continues.
 //
 // Package mcptools serves a user's own tools with it, and package tools
 // the agent tool set; neither repeats it.

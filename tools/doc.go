@@ -14,12 +14,14 @@
 //
 // Serve the tools with any agent framework or MCP SDK: list [Set.Tools], and
 // answer a call with [Tool.Handler]; package tools itself imports only
-// bounded, ports and the standard library (examples/mcpserver serves it
-// with the official MCP Go SDK).
+// bounded, ports, JSON Schema types and the standard library (package
+// mcpset serves it with the official MCP Go SDK, through the same path
+// as a user's own tools).
 //
 // # Arguments
 //
-// Arguments are parsed strictly: an unknown or repeated argument, a value of
+// Arguments are parsed by package toolargs, the parser of every bounded
+// tool, strictly: an unknown or repeated argument, a value of
 // the wrong JSON type, a fractional number (2.5), a number out of range
 // (-1, 1e20), a value outside its enumeration or a missing required argument
 // is an [*ArgumentError] naming the tool and the argument, matching
