@@ -60,21 +60,22 @@ const (
 	CountNone CountMode = driver.CountNone
 )
 
-// CountCapPages and MinDefaultCountCap make [DefaultCountCap]; MaxCountCap
-// is the largest [Page.CountCap]. A larger cap costs more (BENCHMARKS.md).
+// MaxCountCap is the largest [Page.CountCap]. A larger cap costs more.
+const MaxCountCap = 1_000_000
+
+// countCapPages and minDefaultCountCap make [DefaultCountCap].
 const (
-	CountCapPages      = 10
-	MinDefaultCountCap = 100
-	MaxCountCap        = 1_000_000
+	countCapPages      = 10
+	minDefaultCountCap = 100
 )
 
-// DefaultCountCap is the [Page.CountCap] used for 0: max(CountCapPages ×
-// limit, MinDefaultCountCap), at most MaxCountCap.
+// DefaultCountCap is the [Page.CountCap] used for 0: ten pages of limit,
+// at least 100, at most [MaxCountCap].
 func DefaultCountCap(limit int) int {
-	if limit > MaxCountCap/CountCapPages {
+	if limit > MaxCountCap/countCapPages {
 		return MaxCountCap
 	}
-	return max(CountCapPages*limit, MinDefaultCountCap)
+	return max(countCapPages*limit, minDefaultCountCap)
 }
 
 // Limits is a method's page size: Default when the caller asks for none, at

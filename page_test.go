@@ -389,7 +389,7 @@ func FuzzPageNumber(f *testing.F) {
 
 // TestDefaultCountCap: a capped count without a cap counts ten pages' worth
 // of the limit as applied (after the default and the clamp), at least
-// MinDefaultCountCap; a cap the caller gives is kept; other strategies have
+// minDefaultCountCap; a cap the caller gives is kept; other strategies have
 // no cap.
 func TestDefaultCountCap(t *testing.T) {
 	l := Limits{Default: 50, Max: 200}
@@ -400,11 +400,11 @@ func TestDefaultCountCap(t *testing.T) {
 	}{
 		{"default limit", Page{Count: CountCapped}, 500},
 		{"pages of 100", Page{Limit: 100, Count: CountCapped}, 1_000},
-		{"pages of 10 floor at the minimum", Page{Limit: 10, Count: CountCapped}, MinDefaultCountCap},
-		{"pages of 1", Page{Limit: 1, Count: CountCapped}, MinDefaultCountCap},
+		{"pages of 10 floor at the minimum", Page{Limit: 10, Count: CountCapped}, minDefaultCountCap},
+		{"pages of 1", Page{Limit: 1, Count: CountCapped}, minDefaultCountCap},
 		{"a clamped limit counts the clamp", Page{Limit: 5_000, Count: CountCapped}, 2_000},
 		{"a given cap is kept", Page{Limit: 10, Count: CountCapped, CountCap: 7}, 7},
-		{"the default is capped", Page{Limit: 10}, MinDefaultCountCap},
+		{"the default is capped", Page{Limit: 10}, minDefaultCountCap},
 		{"exact has no cap", Page{Limit: 10, Count: CountExact, CountCap: 7}, 0},
 		{"none has no cap", Page{Limit: 10, Count: CountNone}, 0},
 	}
