@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/boundedkit/bounded/internal/grapheme"
 )
 
 // ErrInvalidWindow is wrapped by the errors of [Window.Normalize] and
@@ -179,11 +181,11 @@ func clipRunes(s string, n, limit int) (string, ClipInfo) {
 	// length is not monotone in k (999 -> 1,000 adds two runes), so every
 	// boundary up to limit is tested.
 	bestByte, bestRune := -1, -1
-	var g graphemeScanner
+	var g grapheme.Scanner
 	i, k := 0, 0
 	for ; i < len(s) && k <= limit; k++ {
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if g.next(r) && k+clipMarkerLen(n-k) <= limit {
+		if g.Next(r) && k+clipMarkerLen(n-k) <= limit {
 			bestByte, bestRune = i, k
 		}
 		i += size

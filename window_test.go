@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/boundedkit/bounded/internal/grapheme"
 )
 
 func TestWindowNormalize(t *testing.T) {
@@ -312,11 +314,11 @@ func TestGraphemeClusters(t *testing.T) {
 // splitGraphemes splits s into extended grapheme clusters using the scanner
 // Clip uses.
 func splitGraphemes(s string) []string {
-	var g graphemeScanner
+	var g grapheme.Scanner
 	var out []string
 	start := 0
 	for i, r := range s {
-		if g.next(r) && i > 0 {
+		if g.Next(r) && i > 0 {
 			out = append(out, s[start:i])
 			start = i
 		}

@@ -1,4 +1,4 @@
-package bounded
+package grapheme
 
 import (
 	"bufio"
@@ -86,74 +86,69 @@ func breakNotation(clusters []string) string {
 	return b.String()
 }
 
-// TestGraphemeBreakTest checks the segmenter Clip uses against every case of
-// Unicode's GraphemeBreakTest.txt, of the version of the property table;
-// and Clip itself, cutting each case at every rune.
-func TestGraphemeBreakTest(t *testing.T) {
+// TestBreakTest checks the Scanner against every case of Unicode's
+// GraphemeBreakTest.txt, of the version of the property table.
+func TestBreakTest(t *testing.T) {
 	tests, version := readBreakTests(t, filepath.Join("testdata", "GraphemeBreakTest.txt"))
-	if version != graphemeUnicodeVersion {
-		t.Fatalf("the test file is Unicode %q, the property table %q", version, graphemeUnicodeVersion)
+	if version != unicodeVersion {
+		t.Fatalf("the test file is Unicode %q, the property table %q", version, unicodeVersion)
 	}
 	if len(tests) < 600 { // 602 in Unicode 15.0.0: the file was cut short
 		t.Fatalf("%d test lines, want 600 or more", len(tests))
 	}
-	const tailLen = 2000 // removed counts of 4 digits: one marker length
 	for _, bt := range tests {
 		s := strings.Join(bt.clusters, "")
-		if got := splitGraphemes(s); !slices.Equal(got, bt.clusters) {
+		if got := split(s); !slices.Equal(got, bt.clusters) {
 			t.Errorf("line %d: got %s, want %s", bt.line, breakNotation(got), breakNotation(bt.clusters))
-			continue
-		}
-		// Clip of s between controls and before a tail, at every rune of
-		// s: it keeps the first control and the clusters of s that end at
-		// or before that rune (a control other than CR and LF breaks on
-		// both sides: GB4, GB5).
-		text := "\x01" + s + "\x01" + strings.Repeat("y", tailLen)
-		n := 1 + len([]rune(s)) + 1 + tailLen
-		kept, keptRunes, c := "\x01", 1, 0
-		for j := 0; j <= len([]rune(s)); j++ {
-			if c < len(bt.clusters) && keptRunes+len([]rune(bt.clusters[c])) == 1+j {
-				kept += bt.clusters[c]
-				keptRunes += len([]rune(bt.clusters[c]))
-				c++
-			}
-			limit := 1 + j + clipMarkerLen(n-1-j)
-			want := kept + clipMarkerOpen + FormatCount(n-keptRunes) + clipMarkerClose
-			if got, _ := Clip(text, limit); got != want {
-				t.Errorf("line %d, %s: Clip to %d runes kept %q, want %q", bt.line, breakNotation(bt.clusters), limit, strings.TrimSuffix(got, got[strings.Index(got, clipMarkerOpen):]), kept)
-			}
 		}
 	}
 }
 
-// TestGraphemePropFastPaths checks graphemeProp's shortcuts against the
+// split splits s into extended grapheme clusters with a Scanner.
+func split(s string) []string {
+	var g Scanner
+	var out []string
+	start := 0
+	for i, r := range s {
+		if g.Next(r) && i > 0 {
+			out = append(out, s[start:i])
+			start = i
+		}
+	}
+	if start < len(s) {
+		out = append(out, s[start:])
+	}
+	return out
+}
+
+// TestPropFastPaths checks propOf's shortcuts against the
 // table, on every code point but the Hangul syllables, which the table
 // leaves to the shortcut (graphemegen checks it against the data).
-func TestGraphemePropFastPaths(t *testing.T) {
+func TestPropFastPaths(t *testing.T) {
 	for r := rune(0); r <= 0x10FFFF; r++ {
 		if r >= 0xAC00 && r <= 0xD7A3 {
 			continue
 		}
-		if got, want := graphemeProp(r), graphemeLookup(r); got != want {
-			t.Errorf("graphemeProp(%U) = %d, the table says %d", r, got, want)
+		if got, want := propOf(r), lookup(r); got != want {
+			t.Errorf("propOf(%U) = %d, the table says %d", r, got, want)
 		}
 	}
 }
 
-// TestGraphemeTableGenerated checks that grapheme_table.go is what its
+// TestTableGenerated checks that table.go is what its
 // generator writes from the data files.
-func TestGraphemeTableGenerated(t *testing.T) {
+func TestTableGenerated(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the generator")
 	}
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go command not found")
 	}
-	out := filepath.Join(t.TempDir(), "grapheme_table.go")
-	if b, err := exec.Command("go", "run", "./internal/graphemegen", "-ucd", "internal/graphemegen/ucd", "-o", out).CombinedOutput(); err != nil {
+	out := filepath.Join(t.TempDir(), "table.go")
+	if b, err := exec.Command("go", "run", "../graphemegen", "-ucd", "../graphemegen/ucd", "-o", out).CombinedOutput(); err != nil {
 		t.Fatalf("graphemegen: %v\n%s", err, b)
 	}
-	got, err := os.ReadFile("grapheme_table.go")
+	got, err := os.ReadFile("table.go")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,6 +157,6 @@ func TestGraphemeTableGenerated(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Error("grapheme_table.go differs from what graphemegen writes: run go generate")
+		t.Error("table.go differs from what graphemegen writes: run go generate")
 	}
 }

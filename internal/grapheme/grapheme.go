@@ -1,25 +1,24 @@
-package bounded
-
-//go:generate go run ./internal/graphemegen -ucd internal/graphemegen/ucd -o grapheme_table.go
-
-// This file finds extended grapheme cluster boundaries as Unicode Standard
-// Annex #29 defines them, for Unicode 15.0.0 (graphemeUnicodeVersion, the
+// Package grapheme finds extended grapheme cluster boundaries as Unicode
+// Standard Annex #29 defines them, for Unicode 15.0.0 (unicodeVersion, the
 // version of Go's own unicode package): rules GB3 to GB13 and GB999, with
 // the Grapheme_Cluster_Break and Extended_Pictographic properties generated
-// from the Unicode data files (grapheme_table.go). grapheme_test.go checks
-// it against every case of that version's GraphemeBreakTest.txt.
+// from the Unicode data files (table.go). Its tests check it against every
+// case of that version's GraphemeBreakTest.txt.
 //
 // GB9c (Indic conjunct breaks) is a rule of Unicode 15.1; it comes with the
 // data of that version. Invalid UTF-8 bytes are U+FFFD, as a range loop
 // decodes them.
+package grapheme
 
-// gcProp is a rune's Grapheme_Cluster_Break property, with
+//go:generate go run ../graphemegen -ucd ../graphemegen/ucd -o table.go
+
+// prop is a rune's Grapheme_Cluster_Break property, with
 // Extended_Pictographic as a value of its own (no code point has both it and
 // a break property other than Other).
-type gcProp uint8
+type prop uint8
 
 const (
-	gcOther gcProp = iota
+	gcOther prop = iota
 	gcCR
 	gcLF
 	gcControl
@@ -36,14 +35,14 @@ const (
 	gcExtPict
 )
 
-// graphemeRange gives the code points lo..hi the property p.
-type graphemeRange struct {
+// propRange gives the code points lo..hi the property p.
+type propRange struct {
 	lo, hi rune
-	p      gcProp
+	p      prop
 }
 
-// graphemeProp returns r's property.
-func graphemeProp(r rune) gcProp {
+// propOf returns r's property.
+func propOf(r rune) prop {
 	switch {
 	case r >= 0x20 && r < 0x7F:
 		return gcOther
@@ -59,40 +58,40 @@ func graphemeProp(r rune) gcProp {
 		}
 		return gcLVT
 	}
-	return graphemeLookup(r)
+	return lookup(r)
 }
 
-// graphemeLookup returns r's property from graphemeRanges.
-func graphemeLookup(r rune) gcProp {
-	lo, hi := 0, len(graphemeRanges)
+// lookup returns r's property from ranges.
+func lookup(r rune) prop {
+	lo, hi := 0, len(ranges)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if graphemeRanges[m].hi < r {
+		if ranges[m].hi < r {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	if lo < len(graphemeRanges) && graphemeRanges[lo].lo <= r {
-		return graphemeRanges[lo].p
+	if lo < len(ranges) && ranges[lo].lo <= r {
+		return ranges[lo].p
 	}
 	return gcOther
 }
 
-// graphemeScanner walks a string rune by rune and reports extended grapheme
+// Scanner walks a string rune by rune and reports extended grapheme
 // cluster boundaries. The zero value is ready to use at the start of a text.
-type graphemeScanner struct {
+type Scanner struct {
 	started bool
-	prev    gcProp
+	prev    prop
 	riOdd   bool // an odd number of consecutive RI ends at prev
 	pict    bool // the text ends with Extended_Pictographic Extend*
 	pictZWJ bool // the text ends with Extended_Pictographic Extend* ZWJ
 }
 
-// next consumes r and reports whether a cluster boundary lies immediately
+// Next consumes r and reports whether a cluster boundary lies immediately
 // before it. The start of the text is always a boundary.
-func (g *graphemeScanner) next(r rune) bool {
-	p := graphemeProp(r)
+func (g *Scanner) Next(r rune) bool {
+	p := propOf(r)
 	brk := true
 	if g.started {
 		brk = g.breakBefore(p)
@@ -120,7 +119,7 @@ func (g *graphemeScanner) next(r rune) bool {
 
 // breakBefore applies the rules, in order, between the previous rune's
 // property (with the scanner's context) and p.
-func (g *graphemeScanner) breakBefore(p gcProp) bool {
+func (g *Scanner) breakBefore(p prop) bool {
 	prev := g.prev
 	switch {
 	case prev == gcCR && p == gcLF: // GB3
