@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/boundedkit/bounded/internal/deeptest"
+	"github.com/boundedkit/bounded/internal/estimate"
 )
 
 // trickyText returns a string full of what a scanner of JSON could take
@@ -55,9 +56,9 @@ func checkBatches[T any](t *testing.T, name string, b Budget, items []T) {
 		if f.est && i > 0 {
 			// Nor past the first item that takes the estimate over the
 			// token limit.
-			var e estimate
-			e.addBytes(ref[:ends[i-1]])
-			if e.tokens() > f.limitTokens {
+			var e estimate.Estimate
+			e.AddBytes(ref[:ends[i-1]])
+			if e.Tokens() > f.limitTokens {
 				break
 			}
 		}
@@ -102,8 +103,8 @@ func checkBatches[T any](t *testing.T, name string, b Budget, items []T) {
 			if k > 0 {
 				prefix = ends[k-1]
 			}
-			var want estimate
-			want.addBytes(ref[:prefix])
+			var want estimate.Estimate
+			want.AddBytes(ref[:prefix])
 			if got := f.snap(k); got != want {
 				t.Errorf("%s: estimate of %d items %+v, want %+v", name, k, got, want)
 			}

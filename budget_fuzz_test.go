@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/boundedkit/bounded/internal/estimate"
 )
 
 type fuzzItem struct {
@@ -172,9 +174,9 @@ func FuzzAppendJSONString(f *testing.F) {
 		}
 		// The runes it adds up are those the Estimator reads in what it
 		// writes.
-		var sum runeSum
+		var sum estimate.RuneSum
 		out := appendJSONStringSum(nil, s, &sum)
-		if milli, extra := runeCosts(out); sum != (runeSum{milli: milli, extra: extra}) || string(out) != string(appendJSONString(nil, s)) {
+		if milli, extra := estimate.RuneCosts(out); sum != (estimate.RuneSum{Milli: milli, Extra: extra}) || string(out) != string(appendJSONString(nil, s)) {
 			t.Fatalf("appendJSONStringSum(%q): %s, %+v; want %d, %d", s, out, sum, milli, extra)
 		}
 	})

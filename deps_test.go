@@ -14,6 +14,7 @@ var stdlibOnly = []string{
 	"github.com/boundedkit/bounded",
 	"github.com/boundedkit/bounded/driver",
 	"github.com/boundedkit/bounded/ports",
+	"github.com/boundedkit/bounded/internal/estimate",
 	"github.com/boundedkit/bounded/internal/grapheme",
 	"github.com/boundedkit/bounded/internal/probe",
 }

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 	"unicode"
+
+	"github.com/boundedkit/bounded/internal/estimate"
 )
 
 // This file holds Fit's item encoder: for the item types tools return
@@ -35,7 +37,7 @@ import (
 // or infinite float, a time outside RFC 3339) or one it leaves to
 // encoding/json: the caller then asks encoding/json. With sum set, it adds
 // to sum the runes it writes (see runeSum).
-type encFunc func(sum *runeSum, b []byte, v reflect.Value) ([]byte, bool)
+type encFunc func(sum *estimate.RuneSum, b []byte, v reflect.Value) ([]byte, bool)
 
 // fastEncoders caches the compiled encoder of each type: an encFunc, or nil
 // for a type encoding/json must encode.
@@ -162,7 +164,7 @@ func compileStruct(t reflect.Type, visiting map[reflect.Type]bool) (encFunc, boo
 	if !collectFields(t, nil, visiting, &fields, map[string]bool{}) {
 		return nil, false
 	}
-	return func(sum *runeSum, b []byte, v reflect.Value) ([]byte, bool) {
+	return func(sum *estimate.RuneSum, b []byte, v reflect.Value) ([]byte, bool) {
 		next := byte('{')
 		for i := range fields {
 			f := &fields[i]
@@ -177,8 +179,8 @@ func compileStruct(t reflect.Type, visiting map[reflect.Type]bool) (encFunc, boo
 			next = ','
 			b = append(b, f.key...)
 			if f.keyRunes && sum != nil {
-				sum.milli += f.keyMilli
-				sum.extra += f.keyExtra
+				sum.Milli += f.keyMilli
+				sum.Extra += f.keyExtra
 			}
 			if f.str {
 				b = appendJSONStringSum(b, fv.String(), sum)
@@ -257,7 +259,7 @@ func collectFields(t reflect.Type, path []int, visiting map[reflect.Type]bool, f
 			return false
 		}
 		f := structField{key: `"` + name + `":`, index: index, enc: enc}
-		f.keyMilli, f.keyExtra = runeCosts(f.key)
+		f.keyMilli, f.keyExtra = estimate.RuneCosts(f.key)
 		f.keyRunes = f.keyExtra > 0
 		f.str = sf.Type.Kind() == reflect.String && !marshals(sf.Type) && sf.Type != numberType
 		if omitEmpty {
@@ -302,23 +304,23 @@ func emptyTest(t reflect.Type) func(v reflect.Value) bool {
 	return nil
 }
 
-func encodeBool(sum *runeSum, b []byte, v reflect.Value) ([]byte, bool) {
+func encodeBool(sum *estimate.RuneSum, b []byte, v reflect.Value) ([]byte, bool) {
 	return strconv.AppendBool(b, v.Bool()), true
 }
 
-func encodeInt(sum *runeSum, b []byte, v reflect.Value) ([]byte, bool) {
+func encodeInt(sum *estimate.RuneSum, b []byte, v reflect.Value) ([]byte, bool) {
 	return strconv.AppendInt(b, v.Int(), 10), true
 }
 
-func encodeUint(sum *runeSum, b []byte, v reflect.Value) ([]byte, bool) {
+func encodeUint(sum *estimate.RuneSum, b []byte, v reflect.Value) ([]byte, bool) {
 	return strconv.AppendUint(b, v.Uint(), 10), true
 }
 
-func encodeFloat64(sum *runeSum, b []byte, v reflect.Value) ([]byte, bool) {
+func encodeFloat64(sum *estimate.RuneSum, b []byte, v reflect.Value) ([]byte, bool) {
 	return appendFloat(b, v.Float(), 64)
 }
 
-func encodeFloat32(sum *runeSum, b []byte, v reflect.Value) ([]byte, bool) {
+func encodeFloat32(sum *estimate.RuneSum, b []byte, v reflect.Value) ([]byte, bool) {
 	return appendFloat(b, v.Float(), 32)
 }
 
@@ -346,11 +348,11 @@ func appendFloat(b []byte, f float64, bits int) ([]byte, bool) {
 	return b, true
 }
 
-func encodeString(sum *runeSum, b []byte, v reflect.Value) ([]byte, bool) {
+func encodeString(sum *estimate.RuneSum, b []byte, v reflect.Value) ([]byte, bool) {
 	return appendJSONStringSum(b, v.String(), sum), true
 }
 
-func encodeBytes(sum *runeSum, b []byte, v reflect.Value) ([]byte, bool) {
+func encodeBytes(sum *estimate.RuneSum, b []byte, v reflect.Value) ([]byte, bool) {
 	if v.IsNil() {
 		return append(b, "null"...), true
 	}
@@ -362,7 +364,7 @@ func encodeBytes(sum *runeSum, b []byte, v reflect.Value) ([]byte, bool) {
 // encodeTime writes a time as its MarshalJSON does (RFC 3339 with
 // nanoseconds, quoted), without allocating; a time MarshalJSON refuses
 // (a year outside [0, 9999]) is refused.
-func encodeTime(sum *runeSum, b []byte, v reflect.Value) ([]byte, bool) {
+func encodeTime(sum *estimate.RuneSum, b []byte, v reflect.Value) ([]byte, bool) {
 	out, err := v.Addr().Interface().(*time.Time).AppendText(append(b, '"'))
 	if err != nil {
 		return b, false
@@ -373,9 +375,9 @@ func encodeTime(sum *runeSum, b []byte, v reflect.Value) ([]byte, bool) {
 // encodeArgs writes Args as their MarshalJSON does, for the values it
 // writes itself (strings, ints, booleans, lists of strings); Args holding
 // any other value are left to encoding/json.
-func encodeArgs(sum *runeSum, b []byte, v reflect.Value) ([]byte, bool) {
+func encodeArgs(sum *estimate.RuneSum, b []byte, v reflect.Value) ([]byte, bool) {
 	if sum != nil {
-		sum.partial = true // their runes are not summed
+		sum.Partial = true // their runes are not summed
 	}
 	a := *v.Addr().Interface().(*Args)
 	for _, arg := range a {
@@ -393,7 +395,7 @@ func encodeArgs(sum *runeSum, b []byte, v reflect.Value) ([]byte, bool) {
 }
 
 func ptrEncoder(elem encFunc) encFunc {
-	return func(sum *runeSum, b []byte, v reflect.Value) ([]byte, bool) {
+	return func(sum *estimate.RuneSum, b []byte, v reflect.Value) ([]byte, bool) {
 		if v.IsNil() {
 			return append(b, "null"...), true
 		}
@@ -402,7 +404,7 @@ func ptrEncoder(elem encFunc) encFunc {
 }
 
 func sliceEncoder(elem encFunc) encFunc {
-	return func(sum *runeSum, b []byte, v reflect.Value) ([]byte, bool) {
+	return func(sum *estimate.RuneSum, b []byte, v reflect.Value) ([]byte, bool) {
 		if v.IsNil() {
 			return append(b, "null"...), true
 		}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 
+	"github.com/boundedkit/bounded/internal/estimate"
 	"github.com/boundedkit/bounded/internal/probe"
 )
 
@@ -243,7 +244,7 @@ func encodeFast[T any](f *fitter, items []T, fe encFunc) error {
 	f.buf = w.b
 	// With the Estimator, the encoder adds up the runes it writes, which
 	// its reading of the items then leaves out.
-	var sum *runeSum
+	var sum *estimate.RuneSum
 	if f.est {
 		sum, f.summed = &f.sum, f.m == 0
 	}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/boundedkit/bounded/internal/estimate"
 	"github.com/boundedkit/bounded/internal/probe"
 )
 
@@ -48,10 +49,10 @@ func (f *fitter) readEncoded() {
 	end := f.ends[f.m-1]
 	if f.est {
 		e := f.snaps[f.read]
-		if f.summed && !f.sum.partial {
-			f.allRunes += e.addBytesSum(f.buf[f.allEnd:end], runeSum{milli: f.sum.milli - f.sumRead.milli, extra: f.sum.extra - f.sumRead.extra})
+		if f.summed && !f.sum.Partial {
+			f.allRunes += e.AddBytesSum(f.buf[f.allEnd:end], estimate.RuneSum{Milli: f.sum.Milli - f.sumRead.Milli, Extra: f.sum.Extra - f.sumRead.Extra})
 		} else {
-			f.allRunes += e.addBytes(f.buf[f.allEnd:end])
+			f.allRunes += e.AddBytes(f.buf[f.allEnd:end])
 		}
 		f.sumRead = f.sum
 		f.snaps[f.m], f.snapped[f.m] = e, true
@@ -74,7 +75,7 @@ func (f *fitter) batchSize() int {
 		// And no more than the token limit leaves room for, at the mean
 		// estimate of the items so far.
 		f.readEncoded()
-		if t := f.snaps[f.read].tokens(); t > 0 {
+		if t := f.snaps[f.read].Tokens(); t > 0 {
 			room = min(room, max(0, f.limitTokens-t)/max(1, t/f.read))
 		}
 	}
@@ -99,7 +100,7 @@ func (f *fitter) nearTokens() bool {
 	if !f.est || f.read == 0 {
 		return false
 	}
-	t := f.snaps[f.read].tokens()
+	t := f.snaps[f.read].Tokens()
 	unread := f.ends[f.m-1] - f.allEnd
 	return t+unread*t/max(1, f.allEnd-len(resultsOpen)) > f.limitTokens
 }
@@ -108,7 +109,7 @@ func (f *fitter) nearTokens() bool {
 // token limit: no response holding them fits, and the items after them
 // are not needed. Only the Estimator knows before assembly.
 func (f *fitter) tokensOver() bool {
-	return f.est && f.read > 0 && f.snaps[f.read].tokens() > f.limitTokens
+	return f.est && f.read > 0 && f.snaps[f.read].Tokens() > f.limitTokens
 }
 
 // settleEncoded cuts m back to what encoding one item at a time would have
@@ -147,11 +148,11 @@ func (f *fitter) tokensOverAt(k int) bool {
 		return false
 	}
 	f.readEncoded()
-	if f.snaps[f.read].tokens() <= f.limitTokens {
+	if f.snaps[f.read].Tokens() <= f.limitTokens {
 		return false
 	}
 	e := f.snap(k)
-	return e.tokens() > f.limitTokens
+	return e.Tokens() > f.limitTokens
 }
 
 // splitItems finds the end of every item encoded in a batch, once.
@@ -276,13 +277,13 @@ type fitter struct {
 	// encoded, and for other k as needed. tailBuf is where the tails are
 	// rendered to be estimated.
 	est     bool
-	snaps   []estimate
+	snaps   []estimate.Estimate
 	snapped []bool
 	tailBuf []byte
 	// sum adds up the runes of the items the compiled encoder writes, and
 	// sumRead those of the items read; summed says that sum has every
 	// rune of the items.
-	sum, sumRead runeSum
+	sum, sumRead estimate.RuneSum
 	summed       bool
 
 	info  PageInfo
@@ -360,7 +361,7 @@ func newFitter(b Budget, estimated bool, limitChars, limitTokens int, info PageI
 	f.limitChars, f.limitTokens = limitChars, limitTokens
 	f.charCap, f.capReason, f.tok, f.est = f.limitChars, ReasonCharacterLimit, nil, false
 	f.tailBuf = f.tailBuf[:0]
-	f.sum, f.sumRead, f.summed = runeSum{}, runeSum{}, false
+	f.sum, f.sumRead, f.summed = estimate.RuneSum{}, estimate.RuneSum{}, false
 	f.window, f.windowRunes, f.windowInfo = nil, 0, nil
 	f.buf, f.batches, f.split = nil, f.batches[:0], true
 	f.counted, f.allRunes, f.allEnd, f.read, f.cumTok = 0, 0, len(resultsOpen), 0, nil
@@ -374,7 +375,7 @@ func newFitter(b Budget, estimated bool, limitChars, limitTokens int, info PageI
 	clear(f.ends)
 	f.cum[0] = 0
 	if cap(f.snaps) < n+1 {
-		f.snaps, f.snapped = make([]estimate, n+1), make([]bool, n+1)
+		f.snaps, f.snapped = make([]estimate.Estimate, n+1), make([]bool, n+1)
 	}
 	f.snaps, f.snapped = f.snaps[:n+1], f.snapped[:n+1]
 	clear(f.snapped)
@@ -383,8 +384,8 @@ func newFitter(b Budget, estimated bool, limitChars, limitTokens int, info PageI
 		f.tok = b.Tokenizer
 	case estimated:
 		f.est = true
-		f.snaps[0] = estimate{}
-		f.snaps[0].addString(resultsOpen)
+		f.snaps[0] = estimate.Estimate{}
+		f.snaps[0].AddString(resultsOpen)
 		f.snapped[0] = true
 	default:
 		if c := b.charsForTokens(f.limitTokens); c < f.charCap {
@@ -424,7 +425,7 @@ func (f *fitter) release() {
 
 // snap returns the estimate of resultsOpen and the first k items (k <= m),
 // reading the items from the last k known before, one by one.
-func (f *fitter) snap(k int) estimate {
+func (f *fitter) snap(k int) estimate.Estimate {
 	if k > 0 && k == f.m && f.allEnd < f.ends[k-1] {
 		f.readEncoded()
 	}
@@ -438,7 +439,7 @@ func (f *fitter) snap(k int) estimate {
 	f.splitItems()
 	for ; i < k; i++ {
 		e := f.snaps[i]
-		e.addBytes(f.buf[f.itemStart(i):f.ends[i]])
+		e.AddBytes(f.buf[f.itemStart(i):f.ends[i]])
 		f.snaps[i+1], f.snapped[i+1] = e, true
 	}
 	return f.snaps[k]
@@ -466,17 +467,17 @@ func (f *fitter) end(i int) int {
 // with the numbers of s.tr as they are, and the share of its envelope after
 // the items, in thousandths of a token.
 func (f *fitter) estimateTokens(s *shape) (tokens int, tail int64) {
-	var e estimate
+	var e estimate.Estimate
 	if s.clipped != nil {
 		e = f.snap(0)
-		e.addBytes(s.clipped)
+		e.AddBytes(s.clipped)
 	} else {
 		e = f.snap(s.k)
 	}
-	before := e.milli
+	before := e.Settled()
 	f.tailBuf = f.appendTail(f.tailBuf[:0], s)
-	e.addBytes(f.tailBuf)
-	return e.tokens(), e.total() - before
+	e.AddBytes(f.tailBuf)
+	return e.Tokens(), e.Total() - before
 }
 
 func (f *fitter) setWindow(w *WindowInfo) error {
@@ -696,7 +697,7 @@ func (f *fitter) measure(s *shape, tokens int) error {
 	var scratch [256]byte
 	if f.est && s.clipped == nil {
 		e := f.snap(s.k)
-		estimated = e.tokens()
+		estimated = e.Tokens()
 	}
 	for range 64 {
 		s.tr.EstimatedChars = chars
@@ -860,9 +861,9 @@ func (f *fitter) cursorSlackTokens(t *tail) int64 {
 	if f.cursorAt == nil || c == "" {
 		return 0
 	}
-	var e estimate
-	e.addString(c)
-	return 3*e.total() + int64(16+Estimator{}.CountTokens(f.call.CursorArg))*milli
+	var e estimate.Estimate
+	e.AddString(c)
+	return 3*e.Total() + int64(16+Estimator{}.CountTokens(f.call.CursorArg))*estimate.Milli
 }
 
 // largestK returns the largest k in [0, hi] whose items take at most runes
@@ -1014,7 +1015,7 @@ func (f *fitter) fitTokens(kc int) ([]byte, *shape, error) {
 // returns nil bytes when no item fits.
 func (f *fitter) fitEstimate(kc int, s *shape) ([]byte, *shape, error) {
 	reason := ReasonTokenLimit
-	limit := int64(f.limitTokens) * milli
+	limit := int64(f.limitTokens) * estimate.Milli
 	_, tail := f.estimateTokens(s)
 	// With CursorAt, each cut carries its own cursor: a shorter one may
 	// leave room for more items.
@@ -1026,7 +1027,7 @@ func (f *fitter) fitEstimate(kc int, s *shape) ([]byte, *shape, error) {
 		lo, hi := 0, k
 		for lo < hi {
 			mid := (lo + hi + 1) / 2
-			if f.snap(mid).milli+tail <= limit {
+			if e := f.snap(mid); e.Settled()+tail <= limit {
 				lo = mid
 			} else {
 				hi = mid - 1

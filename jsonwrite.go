@@ -7,6 +7,8 @@ import (
 	"math/bits"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/boundedkit/bounded/internal/estimate"
 )
 
 // appendTruncation appends tr as encoding/json would encode it, with the
@@ -140,7 +142,7 @@ func appendJSONString(b []byte, s string) []byte {
 
 // appendJSONStringSum is appendJSONString adding to sum, when set, the
 // runes it writes as they are.
-func appendJSONStringSum(b []byte, s string, sum *runeSum) []byte {
+func appendJSONStringSum(b []byte, s string, sum *estimate.RuneSum) []byte {
 	const hex = "0123456789abcdef"
 	var milli int64 // the runes' costs and bytes past the first, for sum
 	var extra int
@@ -194,11 +196,7 @@ func appendJSONStringSum(b []byte, s string, sum *runeSum) []byte {
 			if c := s[i]; (c == 0xE1 || 0xE3 <= c && c <= 0xEC) && i+2 < len(s) && s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80 {
 				if sum != nil {
 					r := rune(c&0x0F)<<12 | rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F)
-					if hanFirst <= r && r <= hanLast {
-						milli += costHan
-					} else {
-						milli += int64(runePage(r >> 8)[r&0xff] &^ wordBit)
-					}
+					milli += estimate.CostOfRune3(r)
 					extra += 2
 				}
 				i += 3
@@ -206,7 +204,7 @@ func appendJSONStringSum(b []byte, s string, sum *runeSum) []byte {
 			} else if 0xC2 <= c && c < 0xE0 && i+1 < len(s) && s[i+1]&0xC0 == 0x80 {
 				if sum != nil {
 					r := rune(c&0x1F)<<6 | rune(s[i+1]&0x3F)
-					milli += int64(runePage(r >> 8)[r&0xff] &^ wordBit)
+					milli += estimate.CostOfRune2(r)
 					extra++
 				}
 				i += 2
@@ -226,17 +224,16 @@ func appendJSONStringSum(b []byte, s string, sum *runeSum) []byte {
 				start = i
 			default:
 				if sum != nil {
-					r, _ := decodeRuneAt(s, i)
-					cost, _ := runeInfo(r, size)
-					milli, extra = milli+cost, extra+size-1
+					r, _ := utf8.DecodeRuneInString(s[i:])
+					milli, extra = milli+estimate.CostOfRune(r, size), extra+size-1
 				}
 				i += size
 			}
 		}
 	}
 	if sum != nil {
-		sum.milli += milli
-		sum.extra += extra
+		sum.Milli += milli
+		sum.Extra += extra
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
@@ -318,4 +315,11 @@ func runeLen[T string | []byte](s T, i int) int {
 	}
 	_, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
 	return size
+}
+
+// load64 returns the 8 bytes of s at i as a little-endian word.
+func load64[T string | []byte](s T, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }

@@ -1,4 +1,12 @@
-package bounded
+// Package estimate counts tokens without a vocabulary: a state machine
+// splits a text as the o200k_base and cl100k_base encodings do before their
+// merges (words, case changes, digits, punctuation, whitespace) and charges
+// each piece its mean cost, raised by a safety margin. It is the engine of
+// the root package's Estimator.
+//
+// An [Estimate] is a value: copying it forks the estimate, so that a text
+// and each of its prefixes are estimated in one reading.
+package estimate
 
 import (
 	"math/bits"
@@ -8,23 +16,15 @@ import (
 	"unicode/utf8"
 )
 
-// Estimator counts tokens without a vocabulary, usually more than
-// o200k_base and cl100k_base do; it undercounts JSON by at most
-// [MaxEstimateError], raw source code possibly by more. It is safe for
-// concurrent use.
-type Estimator struct{}
-
-// MaxEstimateError is the largest share by which the [Estimator]
-// undercounts JSON (BENCHMARKS.md): lower by it a limit that must hold
-// exactly.
-const MaxEstimateError = 0.03
-
 // CountTokens returns the estimated number of tokens of s: 0 for "".
-func (Estimator) CountTokens(s string) int {
-	var e estimate
-	e.addString(s)
-	return e.tokens()
+func CountTokens(s string) int {
+	var e Estimate
+	e.AddString(s)
+	return e.Tokens()
 }
+
+// Milli is the unit of costs: a thousandth of a token.
+const Milli = milli
 
 // The constants of the estimate, in thousandths of a token (or letters for
 // the thresholds). The estimate splits a text as the encodings do before
@@ -117,53 +117,58 @@ var asciiClass = func() (t [utf8.RuneSelf]uint8) {
 	return t
 }()
 
-// estimate is a running estimate: its cost so far, and its state in the
-// table of the Estimator's state machine. It is a value: copying it forks
-// the estimate, which is how Fit estimates a response per number of items
-// kept without reading the items again.
-type estimate struct {
+// Estimate is a running estimate: its cost so far, and its state in the
+// table of the state machine. The zero value is the estimate of "". It is
+// a value: copying it forks the estimate, which is how Fit estimates a
+// response per number of items kept without reading the items again.
+type Estimate struct {
 	milli int64  // the cost so far, in thousandths of a token
 	state uint16 // the state machine's state
 }
 
-// tokens is the estimate so far, rounded up, with pending whitespace
+// Tokens is the estimate so far, rounded up, with pending whitespace
 // charged as at the end of the text.
-func (e *estimate) tokens() int {
-	return int((e.total() + milli - 1) / milli)
+func (e *Estimate) Tokens() int {
+	return int((e.Total() + milli - 1) / milli)
 }
 
-// total is the cost so far, in thousandths of a token, with pending
+// Total is the cost so far, in thousandths of a token, with pending
 // whitespace charged as at the end of the text.
-func (e *estimate) total() int64 { return e.milli + int64(machine().end[e.state]) }
+func (e *Estimate) Total() int64 { return e.milli + int64(machine().end[e.state]) }
 
-func (e *estimate) addString(s string) { addText(e, s) }
+// AddString adds s to the estimate.
+func (e *Estimate) AddString(s string) { addText(e, s) }
 
-// addBytes adds b to the estimate and returns its runes.
-func (e *estimate) addBytes(b []byte) int { return addText(e, b) }
+// Settled is the cost so far, in thousandths of a token, without the
+// pending whitespace that Total charges.
+func (e *Estimate) Settled() int64 { return e.milli }
 
-// addBytesSum is addBytes for a text whose runes not ASCII are those sum
+// AddBytes adds b to the estimate and returns its runes.
+func (e *Estimate) AddBytes(b []byte) int { return addText(e, b) }
+
+// AddBytesSum is AddBytes for a text whose runes not ASCII are those sum
 // adds up, all of them.
-func (e *estimate) addBytesSum(b []byte, sum runeSum) int {
+func (e *Estimate) AddBytesSum(b []byte, sum RuneSum) int {
 	t := machine()
 	if len(b) < lanesMin {
-		return e.addBytes(b)
+		return e.AddBytes(b)
 	}
 	milli, row, high := scanLanesBytes(t, b, e.milli, uint(e.state)*pairRow)
 	if row == t.poison {
-		return e.addBytes(b)
+		return e.AddBytes(b)
 	}
 	if high {
-		milli += sum.milli
+		milli += sum.Milli
 	} else {
-		sum.extra = 0
+		sum.Extra = 0
 	}
 	e.milli, e.state = milli, uint16(row/pairRow)
-	return len(b) - sum.extra
+	return len(b) - sum.Extra
 }
 
 // addText adds s to the estimate and returns the number of runes of s,
 // counted as utf8.RuneCount counts them (an invalid byte is one rune).
-func addText[T string | []byte](e *estimate, s T) int {
+func addText[T string | []byte](e *Estimate, s T) int {
 	t := machine()
 	scan := scanText[T]
 	if len(s) >= lanesMin {
@@ -373,7 +378,7 @@ func fillRunePage(page rune) *[256]uint16 {
 		}
 		cost := runeCost(r, size)
 		if cost < 0 || cost >= wordBit {
-			panic("bounded: a rune cost out of its table's range")
+			panic("estimate: a rune cost out of its table's range")
 		}
 		p[i] = uint16(cost)
 		if wordLike(r) {
@@ -403,7 +408,7 @@ const warmup = 64
 //
 // The parts are read 8 bytes a step whatever the bytes: a byte of a rune
 // is of class bcRune, which settles the pending whitespace as the rune
-// does, and the runes' own costs are added after, by runeCosts. Should a
+// does, and the runes' own costs are added after, by RuneCosts. Should a
 // rune follow whitespace whose cost depends on the kind of rune (a tab),
 // the reading reaches the poison state, and s is read again by scanText.
 //
@@ -418,7 +423,7 @@ func scanLanes[T string | []byte](t *stateTable, s T, milli int64, row uint) (in
 	if !high {
 		return m, r, 0
 	}
-	runes, extra := runeCosts(s)
+	runes, extra := RuneCosts(s)
 	return m + runes, r, extra
 }
 
@@ -506,19 +511,19 @@ func scanBytes[T string | []byte](t *stateTable, s T, milli int64, row uint) (in
 	return milli, row, high & highBits
 }
 
-// runeSum is what an encoder adds up of the runes not ASCII it writes, for
+// RuneSum is what an encoder adds up of the runes not ASCII it writes, for
 // the Estimator to read the text without them: their costs and bytes past
-// the first, as runeCosts counts them. partial says that some were not
+// the first, as RuneCosts counts them. Partial says that some were not
 // added.
-type runeSum struct {
-	milli   int64
-	extra   int
-	partial bool
+type RuneSum struct {
+	Milli   int64
+	Extra   int
+	Partial bool
 }
 
-// runeCosts returns the sum of the costs of the runes of s not ASCII, as
+// RuneCosts returns the sum of the costs of the runes of s not ASCII, as
 // runeInfo gives them, and the bytes past the first of each.
-func runeCosts[T string | []byte](s T) (int64, int) {
+func RuneCosts[T string | []byte](s T) (int64, int) {
 	var milli int64
 	extra := 0
 	var page *[256]uint16 // the page of the last rune, for the next
@@ -558,6 +563,24 @@ func runeCosts[T string | []byte](s T) (int64, int) {
 		i, extra = i+size, extra+size-1
 	}
 	return milli, extra
+}
+
+// CostOfRune is the cost of a rune not ASCII decoded from size bytes, an
+// invalid byte being utf8.RuneError of size 1, in thousandths of a token.
+func CostOfRune(r rune, size int) int64 {
+	cost, _ := runeInfo(r, size)
+	return cost
+}
+
+// CostOfRune2 is CostOfRune for a valid rune written in 2 bytes.
+func CostOfRune2(r rune) int64 { return int64(runePage(r >> 8)[r&0xff] &^ wordBit) }
+
+// CostOfRune3 is CostOfRune for a valid rune written in 3 bytes.
+func CostOfRune3(r rune) int64 {
+	if hanFirst <= r && r <= hanLast {
+		return costHan
+	}
+	return int64(runePage(r >> 8)[r&0xff] &^ wordBit)
 }
 
 // asciiEnd returns the offset of the first byte of s at or after i that
@@ -730,12 +753,12 @@ func buildTable() *stateTable {
 	t.settleWord, t.settlePunct = append(t.settleWord, 0), append(t.settlePunct, 0)
 	states = append(states, ref{}) // poison's place
 	if len(states)*pairRow >= 1<<16 {
-		panic("bounded: the estimate's state machine has too many states for its tables")
+		panic("estimate: the estimate's state machine has too many states for its tables")
 	}
 	// check fails the build of a table whose cost does not fit its entry.
 	check := func(cost int64) int64 {
 		if cost < 0 || cost >= 1<<16 {
-			panic("bounded: an estimate cost out of its table's range")
+			panic("estimate: an estimate cost out of its table's range")
 		}
 		return cost
 	}
