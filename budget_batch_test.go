@@ -12,6 +12,7 @@ import (
 
 	"github.com/boundedkit/bounded/internal/deeptest"
 	"github.com/boundedkit/bounded/internal/estimate"
+	"github.com/boundedkit/bounded/internal/jsonenc"
 )
 
 // trickyText returns a string full of what a scanner of JSON could take
@@ -62,7 +63,7 @@ func checkBatches[T any](t *testing.T, name string, b Budget, items []T) {
 				break
 			}
 		}
-		enc, err := marshalNoEscape(&items[i])
+		enc, err := jsonenc.Marshal(&items[i])
 		if err != nil {
 			t.Fatalf("%s: item %d: %v", name, i, err)
 		}
@@ -191,26 +192,6 @@ func TestFitBatchErrors(t *testing.T) {
 	withNaN[f.m-1].Score = math.NaN()
 	if _, err := Fit(b, FitInput[doc]{Page: pageOf(withNaN, 0, 40, 40), Call: searchCall}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("result %d:", f.m-1)) {
 		t.Errorf("NaN at %d, the last item encoded one at a time: error %v", f.m-1, err)
-	}
-}
-
-// TestRuneCount compares runeCount with utf8.RuneCount on ASCII runs of
-// every length around its 32-byte steps, with non-ASCII and invalid bytes
-// at every position.
-func TestRuneCount(t *testing.T) {
-	r := rand.New(rand.NewPCG(4, 4))
-	pieces := []string{"a", "é", "日", "😀", "\xff", "\xe6\x97", "\x80", strings.Repeat("x", 31), strings.Repeat("y", 64)}
-	for range 5000 {
-		var b strings.Builder
-		for range r.IntN(12) {
-			b.WriteString(pieces[r.IntN(len(pieces))])
-		}
-		s := []byte(b.String())
-		for i := range min(len(s), 40) + 1 {
-			if got, want := runeCount(s[i:]), utf8.RuneCount(s[i:]); got != want {
-				t.Fatalf("runeCount(%q) = %d, want %d", s[i:], got, want)
-			}
-		}
 	}
 }
 

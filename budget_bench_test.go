@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/boundedkit/bounded/driver"
+	"github.com/boundedkit/bounded/internal/jsonenc"
 )
 
 // benchDoc is a realistic search result: an id, a title, a path, about 300
@@ -373,7 +374,7 @@ func BenchmarkFitDeclinedVsMarshal(b *testing.B) {
 // declined returns items wrapped by wrap, checking that Fit encodes the
 // wrapped type with encoding/json.
 func declined[T, D any](b *testing.B, items []T, wrap func(T) D) []D {
-	if fastEncoderFor(reflect.TypeFor[D]()) != nil {
+	if jsonenc.For(reflect.TypeFor[D]()) != nil {
 		b.Fatalf("%v has a compiled encoder", reflect.TypeFor[D]())
 	}
 	out := make([]D, len(items))
@@ -429,7 +430,7 @@ func BenchmarkAppendJSONString(b *testing.B) {
 			took := rotating(b,
 				func() error {
 					for _, s := range texts[fx.name] {
-						buf = appendJSONString(buf[:0], s)
+						buf = jsonenc.AppendString(buf[:0], s)
 					}
 					return nil
 				},

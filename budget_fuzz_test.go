@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/boundedkit/bounded/internal/estimate"
 )
 
 type fuzzItem struct {
@@ -148,36 +146,6 @@ func FuzzFit(f *testing.F) {
 		}
 		if next != len(items) {
 			t.Fatalf("walk ended after %d of %d items", next, len(items))
-		}
-	})
-}
-
-// FuzzAppendJSONString checks the hand-written string encoding and rune
-// count against encoding/json and unicode/utf8, and the runes the encoding
-// adds up against runeCosts.
-func FuzzAppendJSONString(f *testing.F) {
-	f.Add("plain")
-	f.Add("\b\f\n\r\t\x00\x1f\x7f\"\\<>&\u2028\u2029\xff\xe2\x82é日👩‍👩‍👧")
-	f.Add("overlong \xe0\x80\xaf, surrogate \xed\xa0\x80, \xed\x9f\xbf, \xc1\xbf, \xf4\x90\x80\x80, \xe2\x80\xa8\xe2\x80")
-	f.Fuzz(func(t *testing.T, s string) {
-		var want bytes.Buffer
-		enc := json.NewEncoder(&want)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(s); err != nil {
-			t.Fatal(err)
-		}
-		if got, want := string(appendJSONString(nil, s)), strings.TrimSuffix(want.String(), "\n"); got != want {
-			t.Fatalf("appendJSONString(%q) = %s, want %s", s, got, want)
-		}
-		if got, want := runeCount([]byte(s)), utf8.RuneCountInString(s); got != want {
-			t.Fatalf("runeCount(%q) = %d, want %d", s, got, want)
-		}
-		// The runes it adds up are those the Estimator reads in what it
-		// writes.
-		var sum estimate.RuneSum
-		out := appendJSONStringSum(nil, s, &sum)
-		if milli, extra := estimate.RuneCosts(out); sum != (estimate.RuneSum{Milli: milli, Extra: extra}) || string(out) != string(appendJSONString(nil, s)) {
-			t.Fatalf("appendJSONStringSum(%q): %s, %+v; want %d, %d", s, out, sum, milli, extra)
 		}
 	})
 }

@@ -1136,28 +1136,6 @@ func TestAppendPageInfoUnknownKind(t *testing.T) {
 	}
 }
 
-func TestAppendJSONStringAndRuneCount(t *testing.T) {
-	for _, s := range []string{"", "plain", "q\"b\\s", "\b\f\n\r\t\x00\x1f\x7f", "<>&", "é日本👩‍👩‍👧", "\u2028\u2029", "\xff", "a\xe2\x82", "\xed\xa0\x80", strings.Repeat("abcdefgh", 9) + "é"} {
-		checkJSONString(t, s)
-	}
-}
-
-func checkJSONString(t *testing.T, s string) {
-	t.Helper()
-	var want bytes.Buffer
-	enc := json.NewEncoder(&want)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
-		t.Fatal(err)
-	}
-	if got, want := string(appendJSONString(nil, s)), strings.TrimSuffix(want.String(), "\n"); got != want {
-		t.Errorf("appendJSONString(%q) = %s, want %s", s, got, want)
-	}
-	if got, want := runeCount([]byte(s)), utf8.RuneCountInString(s); got != want {
-		t.Errorf("runeCount(%q) = %d, want %d", s, got, want)
-	}
-}
-
 // TestAppendArgs checks the fast encoding of next arguments against
 // Args.MarshalJSON.
 func TestAppendArgs(t *testing.T) {

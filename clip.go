@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/boundedkit/bounded/internal/jsonenc"
 )
 
 // clipFirst returns the response holding only the first item, its longest
@@ -27,17 +29,17 @@ func (f *fitter) clipFirst() ([]byte, *shape, error) {
 	}
 	for {
 		s := &shape{k: 1, t: t, clipped: root.appendTo(nil)}
-		s.itemRunes = runeCount(s.clipped)
+		s.itemRunes = jsonenc.RuneCount(s.clipped)
 		s.tr.Reason = ReasonSingleResultTooLarge
 		for _, l := range leaves {
 			if l.clipped {
 				if len(s.pathsJSON) > 0 {
 					s.pathsRunes++
 				}
-				p := appendJSONString(nil, l.path)
+				p := jsonenc.AppendString(nil, l.path)
 				s.tr.ClippedFields = append(s.tr.ClippedFields, l.path)
 				s.pathsJSON = append(s.pathsJSON, p)
-				s.pathsRunes += runeCount(p)
+				s.pathsRunes += jsonenc.RuneCount(p)
 			}
 		}
 		if err := f.measure(s, f.limitTokens); err != nil {
@@ -80,7 +82,7 @@ func (f *fitter) noneFits(min *shape) ([]byte, *shape, error) {
 	// The call that reads on is this one with a larger budget: the same
 	// call again would answer the same, so there is no next call.
 	t.next, t.keeps, t.nextJSON = nil, nil, nil
-	t.runes = runeCount(t.pagination) + runeCount(t.hintJSON)
+	t.runes = jsonenc.RuneCount(t.pagination) + jsonenc.RuneCount(t.hintJSON)
 	s := &shape{k: 0, t: &t}
 	s.tr.Reason = ReasonBudgetTooSmall
 	// What a response with the result takes: whole, or clipped to its
@@ -101,8 +103,8 @@ func (f *fitter) noneFits(min *shape) ([]byte, *shape, error) {
 	if f.style != HintOff {
 		h := fmt.Sprintf("The next result needs a budget of %s characters (%s tokens); this one is %s (%s): call again with a larger budget.",
 			FormatCount(s.tr.NeededChars), FormatCount(s.tr.NeededTokens), FormatCount(f.limitChars), FormatCount(f.limitTokens))
-		t.hint, t.hintJSON = h, appendJSONString(nil, h)
-		t.runes = runeCount(t.pagination) + runeCount(t.hintJSON) + runeCount(t.nextJSON)
+		t.hint, t.hintJSON = h, jsonenc.AppendString(nil, h)
+		t.runes = jsonenc.RuneCount(t.pagination) + jsonenc.RuneCount(t.hintJSON) + jsonenc.RuneCount(t.nextJSON)
 	}
 	if err := f.measure(s, f.limitTokens); err != nil {
 		return nil, nil, err
@@ -185,9 +187,9 @@ type jsonNode struct {
 // setString sets n's string to s, a clip of n.orig, and encodes it.
 func (n *jsonNode) setString(s string) {
 	n.str = s
-	n.enc = appendJSONString(n.enc[:0], s)
+	n.enc = jsonenc.AppendString(n.enc[:0], s)
 	n.cur = utf8.RuneCountInString(s)
-	n.encRunes = runeCount(n.enc) - 2
+	n.encRunes = jsonenc.RuneCount(n.enc) - 2
 }
 
 // parseJSONTree decodes one JSON value, numbers kept as written, keys and
@@ -233,7 +235,7 @@ func parseJSONNode(dec *json.Decoder, in []byte) (*jsonNode, error) {
 		// Its own copy of the encoding, which setString overwrites.
 		enc := bytes.Clone(rawString(in, from, dec.InputOffset()))
 		s := unquoteJSON(enc)
-		return &jsonNode{kind: '"', orig: s, str: s, enc: enc, cur: utf8.RuneCountInString(s), encRunes: runeCount(enc) - 2}, nil
+		return &jsonNode{kind: '"', orig: s, str: s, enc: enc, cur: utf8.RuneCountInString(s), encRunes: jsonenc.RuneCount(enc) - 2}, nil
 	case json.Number:
 		return &jsonNode{lit: v.String()}, nil
 	case bool:

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/boundedkit/bounded/driver"
+	"github.com/boundedkit/bounded/internal/jsonenc"
 )
 
 // TestClipKeepsEncoding: a result clipped to fit is written as
@@ -49,7 +50,7 @@ func TestClipKeepsEncoding(t *testing.T) {
 	// runes as the string decoded, each invalid byte decoded as U+FFFD.
 	want := it
 	want.Body, _ = Clip(it.Body, utf8.RuneCountInString(got.Body))
-	wantJSON, err := marshalNoEscape(&want)
+	wantJSON, err := jsonenc.Marshal(&want)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,8 +67,8 @@ func FuzzUnquoteJSON(f *testing.F) {
 	f.Add("plain")
 	f.Add("\b\f\n\r\t\x00\x1f\x7f\"\\/<>&\u2028\u2029\xff\xe2\x82\uFFFDé日👩‍👩‍👧")
 	f.Fuzz(func(t *testing.T, s string) {
-		enc := appendJSONString(nil, s)
-		if back := appendJSONString(nil, unquoteJSON(enc)); !bytes.Equal(back, enc) {
+		enc := jsonenc.AppendString(nil, s)
+		if back := jsonenc.AppendString(nil, unquoteJSON(enc)); !bytes.Equal(back, enc) {
 			t.Fatalf("%q: written %s, unquoted and written again %s", s, enc, back)
 		}
 		escaped, err := json.Marshal(s)

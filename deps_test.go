@@ -17,6 +17,7 @@ var stdlibOnly = []string{
 	"github.com/boundedkit/bounded/internal/estimate",
 	"github.com/boundedkit/bounded/internal/grapheme",
 	"github.com/boundedkit/bounded/internal/probe",
+	"github.com/boundedkit/bounded/internal/jsonenc",
 }
 
 // TestStandardLibraryOnly checks that importing any of stdlibOnly pulls in

@@ -1,5 +1,7 @@
 package bounded
 
+import "github.com/boundedkit/bounded/internal/jsonenc"
+
 // Envelope is the JSON object a tool returns for a page, keys in field
 // order, as [Fit] writes it. Encode it with a [json.Encoder] with
 // SetEscapeHTML(false): json.Marshal escapes <, > and &, exceeding the budget.
@@ -25,5 +27,5 @@ func (e Envelope[T]) MarshalJSON() ([]byte, error) {
 	if p.Results == nil {
 		p.Results = []T{}
 	}
-	return marshalNoEscape(p)
+	return jsonenc.Marshal(p)
 }

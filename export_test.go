@@ -1,18 +1,22 @@
 package bounded
 
-import "reflect"
+import (
+	"reflect"
+
+	"github.com/boundedkit/bounded/internal/jsonenc"
+)
 
 // FastEncodes reports whether Fit encodes items of type t with its
 // compiled encoder rather than encoding/json.
-func FastEncodes(t reflect.Type) bool { return fastEncoderFor(t) != nil }
+func FastEncodes(t reflect.Type) bool { return jsonenc.For(t) != nil }
 
 // FastEncode encodes *ptr with the compiled encoder of its type; ok is
 // false when it declines the type or the value.
 func FastEncode(ptr any) (b []byte, ok bool) {
 	v := reflect.ValueOf(ptr)
-	fe := fastEncoderFor(v.Type().Elem())
+	fe := jsonenc.For(v.Type().Elem())
 	if fe == nil {
 		return nil, false
 	}
-	return fe(nil, v.Elem())
+	return fe(nil, nil, v.Elem())
 }

@@ -7,6 +7,7 @@ import (
 	"reflect"
 
 	"github.com/boundedkit/bounded/internal/estimate"
+	"github.com/boundedkit/bounded/internal/jsonenc"
 	"github.com/boundedkit/bounded/internal/probe"
 )
 
@@ -174,7 +175,7 @@ func prepareFit[T any](b Budget, in FitInput[T]) (*fitter, error) {
 	// encoding/json writes a slice of bytes as one base64 string: items of
 	// a byte kind go one at a time.
 	single := reflect.TypeFor[T]().Kind() == reflect.Uint8
-	if fe := fastEncoder(reflect.TypeFor[T]()); fe != nil {
+	if fe := jsonenc.For(reflect.TypeFor[T]()); fe != nil {
 		if err := encodeFast(f, items, fe); err != nil {
 			return nil, err
 		}
@@ -236,7 +237,7 @@ func encodeEach[T any](f *fitter, items []T, end int) error {
 // straight into f's buffer, as long as the items encoded do not take more
 // characters than the ceiling. An item the encoder refuses (a NaN float)
 // goes to encoding/json, whose error names it.
-func encodeFast[T any](f *fitter, items []T, fe encFunc) error {
+func encodeFast[T any](f *fitter, items []T, fe jsonenc.Func) error {
 	w := &f.w
 	if len(w.b) == 0 {
 		w.b = append(w.b, resultsOpen...)

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/boundedkit/bounded/internal/estimate"
+	"github.com/boundedkit/bounded/internal/jsonenc"
 	"github.com/boundedkit/bounded/internal/probe"
 )
 
@@ -57,7 +58,7 @@ func (f *fitter) readEncoded() {
 		f.sumRead = f.sum
 		f.snaps[f.m], f.snapped[f.m] = e, true
 	} else {
-		f.allRunes += runeCount(f.buf[f.allEnd:end])
+		f.allRunes += jsonenc.RuneCount(f.buf[f.allEnd:end])
 	}
 	f.allEnd, f.read = end, f.m
 }
@@ -489,7 +490,7 @@ func (f *fitter) setWindow(w *WindowInfo) error {
 	if err != nil {
 		return fmt.Errorf("bounded: encoding contentMetadata: %w", err)
 	}
-	f.window, f.windowRunes = b, runeCount(b)
+	f.window, f.windowRunes = b, jsonenc.RuneCount(b)
 	return nil
 }
 
@@ -574,7 +575,7 @@ func (f *fitter) tailFor(k int) (*tail, error) {
 	}
 	if len(raw) > 0 {
 		t.hint = string(raw)
-		mem[1] = appendJSONString(raw, t.hint)
+		mem[1] = jsonenc.AppendString(raw, t.hint)
 		t.hintJSON = mem[1][len(raw):]
 	}
 	if ok {
@@ -590,7 +591,7 @@ func (f *fitter) tailFor(k int) (*tail, error) {
 		}
 		t.next, t.keeps, t.nextJSON, mem[2] = next, keeps, b, b
 	}
-	t.runes = runeCount(t.pagination) + runeCount(t.hintJSON) + runeCount(t.nextJSON)
+	t.runes = jsonenc.RuneCount(t.pagination) + jsonenc.RuneCount(t.hintJSON) + jsonenc.RuneCount(t.nextJSON)
 	f.tails = append(f.tails, t)
 	return t, nil
 }
@@ -652,7 +653,7 @@ func (f *fitter) itemRunes(k int) int {
 		if i > 0 {
 			start = f.ends[i-1] + 1
 		}
-		f.cum[i+1] = f.cum[i] + runeCount(f.buf[start:f.ends[i]])
+		f.cum[i+1] = f.cum[i] + jsonenc.RuneCount(f.buf[start:f.ends[i]])
 	}
 	return f.cum[k] + k - 1
 }
@@ -764,10 +765,10 @@ func (f *fitter) sizeOf(k int, reason string) (*shape, error) {
 			if len(s.pathsJSON) > 0 {
 				s.pathsRunes++
 			}
-			j := appendJSONString(nil, p)
+			j := jsonenc.AppendString(nil, p)
 			s.tr.ClippedFields = append(s.tr.ClippedFields, p)
 			s.pathsJSON = append(s.pathsJSON, j)
-			s.pathsRunes += runeCount(j)
+			s.pathsRunes += jsonenc.RuneCount(j)
 		}
 	}
 	// With a Tokenizer the count is not known before assembly: the limit's
@@ -1138,7 +1139,7 @@ func (f *fitter) assemble(s *shape) ([]byte, error) {
 	}
 	// Check the measure: the items' characters were counted on these very
 	// bytes, as they were encoded; the envelope around them is recounted.
-	if n := len(resultsOpen) + s.itemRunes + runeCount(out[head:]); n != s.chars {
+	if n := len(resultsOpen) + s.itemRunes + jsonenc.RuneCount(out[head:]); n != s.chars {
 		return nil, fmt.Errorf("bounded: internal error: response has %d characters, measured %d", n, s.chars)
 	}
 	return out, nil
@@ -1208,7 +1209,7 @@ func (f *fitter) argTokens(b []byte) int {
 	if f.est || f.tok != nil {
 		return Estimator{}.CountTokens(string(b))
 	}
-	return f.b.estimateTokens(runeCount(b))
+	return f.b.estimateTokens(jsonenc.RuneCount(b))
 }
 
 // MaxNextValue is the JSON length, in bytes, over which a caller's
@@ -1223,7 +1224,7 @@ func appendStrings(b []byte, ss []string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, s)
+		b = jsonenc.AppendString(b, s)
 	}
 	return append(b, ']')
 }

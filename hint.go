@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+
+	"github.com/boundedkit/bounded/internal/jsonenc"
 )
 
 // Paging is the form of a tool's pagination arguments, and so of its next
@@ -91,7 +93,7 @@ func (a *Args) UnmarshalJSON(b []byte) error {
 func appendArgValue(b []byte, v any) ([]byte, error) {
 	switch v := v.(type) {
 	case string:
-		return appendJSONString(b, v), nil
+		return jsonenc.AppendString(b, v), nil
 	case int:
 		return strconv.AppendInt(b, int64(v), 10), nil
 	case bool:
@@ -107,11 +109,11 @@ func appendArgValue(b []byte, v any) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, s)
+			b = jsonenc.AppendString(b, s)
 		}
 		return append(b, ']'), nil
 	}
-	enc, err := marshalNoEscape(v)
+	enc, err := jsonenc.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
@@ -126,16 +128,6 @@ func (a Args) Get(name string) (any, bool) {
 		}
 	}
 	return nil, false
-}
-
-func marshalNoEscape(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
 // Call is the tool call that produced a page, for naming the call that
@@ -284,7 +276,7 @@ func (c Call) appendCallAt(b []byte, info PageInfo, offset int, cursor string) [
 		case a.isCursor && len(a.cursor)+2 > MaxHintValue:
 			b = append(b, "<pagination.nextCursor>"...)
 		case a.isCursor:
-			b = appendJSONString(b, a.cursor)
+			b = jsonenc.AppendString(b, a.cursor)
 		default:
 			b = strconv.AppendInt(b, int64(a.n), 10)
 		}
