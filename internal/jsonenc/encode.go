@@ -21,19 +21,18 @@ import (
 	"github.com/boundedkit/bounded/internal/estimate"
 )
 
-// The compiled encoder: for the item types tools return
-// (structs of strings, numbers, booleans, times, slices and pointers of
-// those), an encoder compiled once per type that appends exactly the bytes
+// The compiled encoder: for the item types tools return (structs of
+// strings, numbers, booleans, times, slices and pointers of those), an
+// encoder compiled once per type that appends exactly the bytes
 // encoding/json's Encoder writes with HTML escaping off. Like encoding/json
 // it reads values through reflect, with each struct's fields resolved
 // once; unlike it, it appends straight into Fit's buffer, one item at a
 // time, so that item boundaries are known without a second look, and it
-// writes strings with AppendString. Any type it is not certain to
-// encode alike (maps, interfaces, arrays, embedded pointers, types with
-// their own MarshalJSON or MarshalText other than time.Time and those
-// given to Register,
-// json.Number, the ",string" and ",omitzero" options, invalid or repeated
-// names, recursive types) gets no compiled encoder, and Fit uses
+// writes strings with AppendString. Any type it is not certain to encode
+// alike (maps, interfaces, arrays, embedded pointers, types with their own
+// MarshalJSON or MarshalText other than time.Time and those given to
+// Register, json.Number, the ",string" and ",omitzero" options, invalid or
+// repeated names, recursive types) gets no compiled encoder, and Fit uses
 // encoding/json for it; a value it does not write (a NaN, a value a
 // registered encoder declines) goes to encoding/json alone.
 // TestFastEncoderMatchesEncodingJSON and FuzzFastEncoder hold the two to
