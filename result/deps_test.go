@@ -7,7 +7,8 @@ import (
 )
 
 // TestDependencies checks that package result imports only the standard
-// library, the root package, driver and its own internal packages.
+// library, the root package (with the internal packages it is built on),
+// driver and its own internal packages.
 func TestDependencies(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go command not found")
@@ -19,7 +20,8 @@ func TestDependencies(t *testing.T) {
 	for _, dep := range strings.Fields(string(out)) {
 		switch dep {
 		case "github.com/boundedkit/bounded", "github.com/boundedkit/bounded/driver",
-			"github.com/boundedkit/bounded/result", "github.com/boundedkit/bounded/internal/jtree":
+			"github.com/boundedkit/bounded/internal/estimate", "github.com/boundedkit/bounded/internal/grapheme", "github.com/boundedkit/bounded/internal/jsonenc",
+			"github.com/boundedkit/bounded/internal/probe", "github.com/boundedkit/bounded/result", "github.com/boundedkit/bounded/internal/jtree":
 		default:
 			t.Errorf("result imports %s", dep)
 		}

@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// TestDependencies checks that the tool set imports nothing but bounded (its driver, toolargs),
-// ports, the JSON Schema package toolargs declares arguments with and the standard library: no
-// MCP SDK, no database driver.
+// TestDependencies checks that the tool set imports nothing but bounded (its driver, toolargs,
+// its internal packages), ports, the JSON Schema package toolargs declares arguments with and
+// the standard library: no MCP SDK, no database driver.
 func TestDependencies(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go command not found")
@@ -19,8 +19,9 @@ func TestDependencies(t *testing.T) {
 	}
 	for _, dep := range strings.Fields(string(out)) {
 		switch dep {
-		case "github.com/boundedkit/bounded", "github.com/boundedkit/bounded/driver", "github.com/boundedkit/bounded/internal/probe", "github.com/boundedkit/bounded/ports", "github.com/boundedkit/bounded/tools", "github.com/boundedkit/bounded/toolargs",
-			"github.com/google/jsonschema-go/jsonschema":
+		case "github.com/boundedkit/bounded", "github.com/boundedkit/bounded/driver", "github.com/boundedkit/bounded/ports", "github.com/boundedkit/bounded/tools", "github.com/boundedkit/bounded/toolargs",
+			"github.com/boundedkit/bounded/internal/estimate", "github.com/boundedkit/bounded/internal/grapheme", "github.com/boundedkit/bounded/internal/jsonenc",
+			"github.com/boundedkit/bounded/internal/probe", "github.com/google/jsonschema-go/jsonschema":
 		default:
 			t.Errorf("tools imports %s", dep)
 		}
