@@ -404,7 +404,7 @@ func rotating(b *testing.B, run ...func() error) []time.Duration {
 }
 
 // BenchmarkAppendJSONString writes the long strings of each fixture
-// (contents, bodies) with appendJSONString and with encoding/json (an
+// (contents, bodies) with jsonenc.AppendString and with encoding/json (an
 // Encoder without HTML escaping, as Fit's other items are written), in a
 // rotating order, and reports the ratio of their times as append/json.
 func BenchmarkAppendJSONString(b *testing.B) {

@@ -255,7 +255,7 @@ func rawString(in []byte, from, to int64) []byte {
 // unquoteJSON returns the string that q, a valid JSON string with its
 // quotes, encodes; an escaped U+FFFD becomes the byte 0xFF. encoding/json
 // writes each invalid UTF-8 byte of a string as \ufffd, and a valid U+FFFD
-// as itself: appendJSONString writes the string returned, or a clip of it,
+// as itself: jsonenc.AppendString writes the string returned, or a clip of it,
 // as encoding/json writes the string the item held, or that clip of it.
 func unquoteJSON(q []byte) string {
 	q = q[1 : len(q)-1]

@@ -59,10 +59,10 @@ func TestClipKeepsEncoding(t *testing.T) {
 	}
 }
 
-// FuzzUnquoteJSON: unquoteJSON decodes what appendJSONString and
+// FuzzUnquoteJSON: unquoteJSON decodes what jsonenc.AppendString and
 // encoding/json (with HTML escaping too) write as encoding/json decodes it,
 // but for the escaped U+FFFD of an invalid byte, which it keeps as an
-// invalid byte, so that appendJSONString writes a string back as it was.
+// invalid byte, so that jsonenc.AppendString writes a string back as it was.
 func FuzzUnquoteJSON(f *testing.F) {
 	f.Add("plain")
 	f.Add("\b\f\n\r\t\x00\x1f\x7f\"\\/<>&\u2028\u2029\xff\xe2\x82\uFFFDé日👩‍👩‍👧")
