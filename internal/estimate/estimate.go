@@ -137,6 +137,8 @@ func (e *Estimate) Tokens() int {
 func (e *Estimate) Total() int64 { return e.milli + int64(machine().end[e.state]) }
 
 // AddString adds s to the estimate.
+//
+//go:noinline
 func (e *Estimate) AddString(s string) { addText(e, s) }
 
 // Settled is the cost so far, in thousandths of a token, without the
@@ -144,6 +146,11 @@ func (e *Estimate) AddString(s string) { addText(e, s) }
 func (e *Estimate) Settled() int64 { return e.milli }
 
 // AddBytes adds b to the estimate and returns its runes.
+//
+// AddString and AddBytes are not inlined: inlined in another package, the
+// call to the generic addText would move the caller's Estimate to the heap.
+//
+//go:noinline
 func (e *Estimate) AddBytes(b []byte) int { return addText(e, b) }
 
 // AddBytesSum is AddBytes for a text whose runes not ASCII are those sum
