@@ -46,6 +46,7 @@ func BenchmarkDecodeResult(b *testing.B) {
 	rs := records(300, 0)
 	text, _ := json.Marshal(rs)
 	raw, _ := json.Marshal(&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}, StructuredContent: rs})
+	raw = append(raw[:len(raw)-1], `,"resultType":"complete"}`...) // as the SDK's servers write it
 	for _, side := range []struct {
 		name string
 		f    func([]byte) (*mcp.CallToolResult, error)

@@ -170,12 +170,13 @@ func decodeAny(raw []byte) (*mcp.CallToolResult, error) {
 }
 
 // decodeTexts decodes raw, valid JSON, when it is a result whose members
-// are content, structuredContent, isError and _meta, once each, and whose
+// are content, structuredContent, isError, _meta and a complete
+// resultType, once each, and whose
 // content is texts with a type and a text alone: as json.Unmarshal
 // would, without its reflection. It reports false for any other result.
 func decodeTexts(raw []byte) (*mcp.CallToolResult, bool) {
 	res := new(mcp.CallToolResult)
-	var seen [4]bool
+	var seen [5]bool
 	once := func(i int) bool {
 		ok := !seen[i]
 		seen[i] = true
@@ -215,10 +216,26 @@ func decodeTexts(raw []byte) (*mcp.CallToolResult, bool) {
 			return once(2) && (res.IsError || string(v) == "false")
 		case "_meta":
 			return once(3) && len(v) > 0 && v[0] == '{' && json.Unmarshal(v, &res.Meta) == nil
+		case "resultType":
+			// The SDK's field is unexported: a result that asks for
+			// input is left to encoding/json.
+			return once(4) && string(v) == `"complete"`
 		}
 		return false
 	})
-	return res, ok && seen[0]
+	if !ok || !seen[0] {
+		return nil, false
+	}
+	if seen[4] {
+		// Set as the SDK sets it, with no other field.
+		var typed mcp.CallToolResult
+		if json.Unmarshal([]byte(`{"content":[],"resultType":"complete"}`), &typed) != nil {
+			return nil, false
+		}
+		typed.Meta, typed.Content, typed.StructuredContent, typed.IsError = res.Meta, res.Content, res.StructuredContent, res.IsError
+		res = &typed
+	}
+	return res, true
 }
 
 // members calls f with the key and the value of each member of the

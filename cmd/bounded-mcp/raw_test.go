@@ -154,6 +154,7 @@ func FuzzDecodeTexts(f *testing.F) {
 	for _, s := range []string{
 		`{"content":[{"type":"text","text":"Zürich\n东京 \"q\" \\"}],"structuredContent":{"a":[1,"]}"]},"isError":false}`,
 		`{"content":[],"_meta":{"k":"v"},"isError":true}`,
+		`{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"up"}},"content":[{"type":"text","text":"{\"records\":[]}"}],"structuredContent":{"records":[]},"resultType":"complete"}`,
 		` { "content" : [ { "text" : "a\u0041" , "type" : "text" } ] , "structuredContent" : null } `,
 		`{"content":[{"type":"text","text":"\ud83d\ude00 \u00e9"}],"structuredContent":"x\\\""}`,
 		`{"content":[{"type":"image","data":"AA==","mimeType":"image/png"}]}`,

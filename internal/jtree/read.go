@@ -133,8 +133,21 @@ func decode(q []byte, limit int) (string, bool) {
 	var b strings.Builder
 	k := 0
 	i := 0
+	if limit < 0 {
+		b.Grow(len(body))
+	}
 	for i < len(body) && (limit < 0 || k < limit) {
 		c := body[i]
+		if c != '\\' && limit < 0 {
+			// No runes to count: the run up to the next escape at once.
+			j := bytes.IndexByte(body[i:], '\\')
+			if j < 0 {
+				j = len(body) - i
+			}
+			b.Write(body[i : i+j])
+			i += j
+			continue
+		}
 		if c != '\\' {
 			_, size := utf8.DecodeRune(body[i:])
 			b.Write(body[i : i+size])
