@@ -122,10 +122,10 @@ func (c *heldConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	return m, err
 }
 
-// hold keeps result and returns its stand-in: a result with no content,
-// whose _meta names the token.
+// hold keeps result, which the caller no longer uses, and returns its
+// stand-in: a result with no content, whose _meta names the token.
 func (h *held) hold(result json.RawMessage) json.RawMessage {
-	return json.RawMessage(`{"content":[],"_meta":{"` + keyHeld + `":"` + h.put(bytes.Clone(result)) + `"}}`)
+	return json.RawMessage(`{"content":[],"_meta":{"` + keyHeld + `":"` + h.put(result) + `"}}`)
 }
 
 // take returns the result res stands in for, as the upstream wrote it;
