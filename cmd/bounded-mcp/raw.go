@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"strconv"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -79,11 +80,19 @@ type heldTransport struct {
 }
 
 func (t heldTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	c, err := t.Transport.Connect(ctx)
+	calls := new(sync.Map)
+	inner := t.Transport
+	if io, ok := inner.(*mcp.IOTransport); ok {
+		// Over stdio the results are held before the SDK reads them.
+		swapped := *io
+		swapped.Reader = &swapReader{r: io.Reader, calls: calls, h: t.h}
+		inner = &swapped
+	}
+	c, err := inner.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &heldConn{Connection: c, h: t.h}, nil
+	return &heldConn{Connection: c, h: t.h, calls: calls}, nil
 }
 
 // heldConn is an upstream connection that answers the SDK's tool calls
@@ -93,9 +102,9 @@ func (t heldTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 type heldConn struct {
 	mcp.Connection
 	h *held
-	// calls are the IDs of the tool calls in flight, with when each was
-	// sent.
-	calls sync.Map
+	// calls are the IDs of the tool calls in flight, by their JSON, with
+	// when each was sent.
+	calls *sync.Map
 }
 
 func (c *heldConn) Write(ctx context.Context, m jsonrpc.Message) error {
@@ -107,7 +116,7 @@ func (c *heldConn) Write(ctx context.Context, m jsonrpc.Message) error {
 			}
 			return true
 		})
-		c.calls.Store(r.ID, now)
+		c.calls.Store(idKey(r.ID), now)
 	}
 	return c.Connection.Write(ctx, m)
 }
@@ -115,11 +124,162 @@ func (c *heldConn) Write(ctx context.Context, m jsonrpc.Message) error {
 func (c *heldConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	m, err := c.Connection.Read(ctx)
 	if r, ok := m.(*jsonrpc.Response); ok && err == nil {
-		if _, call := c.calls.LoadAndDelete(r.ID); call && r.Error == nil && len(r.Result) > 0 {
+		if _, call := c.calls.LoadAndDelete(idKey(r.ID)); call && r.Error == nil && len(r.Result) > 0 {
 			r.Result = c.h.hold(r.Result)
 		}
 	}
 	return m, err
+}
+
+// idKey is id as JSON-RPC writes it: a number's digits, a string quoted.
+func idKey(id jsonrpc.ID) string {
+	switch v := id.Raw().(type) {
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case string:
+		b, _ := json.Marshal(v)
+		return string(b)
+	}
+	return ""
+}
+
+// swapReader reads an upstream's stdout and gives the SDK the results
+// of the tool calls in flight as stand-ins, held as they came: the SDK
+// reads the short stand-in, not the result. A message is a JSON object
+// within a line, at the top of the stream or in a batch; anything else
+// passes as it came, and so does a message swapReader cannot read (a key
+// with an escape, an id written otherwise than the SDK wrote it), which
+// heldConn holds once the SDK has read it.
+type swapReader struct {
+	r     io.Reader
+	calls *sync.Map
+	h     *held
+	chunk []byte
+	// out is what Read gives next; msg the message being read, in which
+	// depth, str and esc are the scanner's state.
+	out, msg []byte
+	depth    int
+	str, esc bool
+	err      error
+}
+
+func (s *swapReader) Read(p []byte) (int, error) {
+	for len(s.out) == 0 {
+		if s.err != nil {
+			if len(s.msg) > 0 { // cut off: as it came
+				s.out, s.msg = s.msg, nil
+				break
+			}
+			return 0, s.err
+		}
+		if s.chunk == nil {
+			s.chunk = make([]byte, 64<<10)
+		}
+		n, err := s.r.Read(s.chunk)
+		s.feed(s.chunk[:n])
+		s.err = err
+	}
+	n := copy(p, s.out)
+	s.out = s.out[n:]
+	return n, nil
+}
+
+func (s *swapReader) Close() error {
+	if c, ok := s.r.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+// feed scans b, appending what is ready to s.out.
+func (s *swapReader) feed(b []byte) {
+	for i := 0; i < len(b); {
+		if s.depth == 0 {
+			// Between messages: up to the next object as it came.
+			j := bytes.IndexByte(b[i:], '{')
+			if j < 0 {
+				s.out = append(s.out, b[i:]...)
+				return
+			}
+			s.out = append(s.out, b[i:i+j]...)
+			i += j
+		}
+		start := i
+		for ; i < len(b); i++ {
+			c := b[i]
+			if c == '\n' {
+				// Messages are one line each: a line the scanner has
+				// not closed is no message it reads.
+				break
+			}
+			if s.str {
+				switch {
+				case s.esc:
+					s.esc = false
+				case c == '\\':
+					s.esc = true
+				case c == '"':
+					s.str = false
+				}
+				continue
+			}
+			switch c {
+			case '"':
+				s.str = true
+			case '{', '[':
+				s.depth++
+			case '}', ']':
+				s.depth--
+			}
+			if s.depth == 0 {
+				i++
+				break
+			}
+		}
+		s.msg = append(s.msg, b[start:i]...)
+		switch {
+		case s.depth == 0:
+			s.out = append(s.out, s.swap(s.msg)...)
+			s.msg = s.msg[:0:0]
+		case i < len(b): // a newline within the message
+			s.out = append(s.out, s.msg...)
+			s.msg = s.msg[:0:0]
+			s.depth, s.str, s.esc = 0, false, false
+		}
+	}
+}
+
+// maxResultDepth is the deepest result swapReader holds: the SDK reads
+// messages 1,000 deep.
+const maxResultDepth = 999
+
+// swap returns msg, one JSON object, with its result held and replaced
+// by a stand-in when it answers a tool call in flight; else msg.
+func (s *swapReader) swap(msg []byte) []byte {
+	if !bytes.Contains(msg, []byte(`"result"`)) {
+		return msg
+	}
+	var id, result []byte
+	at := 0
+	ok := members(msg, func(key string, v []byte) bool {
+		switch key {
+		case "id":
+			id = v
+		case "result":
+			result = v
+			at = cap(msg) - cap(v) // where v starts in msg
+		}
+		return true
+	})
+	if !ok || id == nil || len(result) == 0 || result[0] != '{' || jtree.Valid(result, maxResultDepth) != nil {
+		return msg
+	}
+	if _, call := s.calls.LoadAndDelete(string(id)); !call {
+		return msg
+	}
+	stand := s.h.hold(bytes.Clone(result))
+	out := make([]byte, 0, at+len(stand)+len(msg)-at-len(result))
+	return append(append(append(out, msg[:at]...), stand...), msg[at+len(result):]...)
 }
 
 // hold keeps result, which the caller no longer uses, and returns its

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -42,11 +45,13 @@ func TestHeld(t *testing.T) {
 	call, _ := jsonrpc.MakeID(float64(7))
 	other, _ := jsonrpc.MakeID(float64(8))
 	result := `{"content":[{"type":"text","text":"Zürich\n东京"}],"structuredContent":{"b":[1,2.50],"a":"\"structuredContent\""},"isError":false}`
+	// The other response first, with the call in flight: only the
+	// call's is held.
 	sc := &scriptedConn{reads: []jsonrpc.Message{
-		&jsonrpc.Response{ID: call, Result: json.RawMessage(result)},
 		&jsonrpc.Response{ID: other, Result: json.RawMessage(`{"tools":[]}`)},
+		&jsonrpc.Response{ID: call, Result: json.RawMessage(result)},
 	}}
-	c := &heldConn{Connection: sc, h: h}
+	c := &heldConn{Connection: sc, h: h, calls: new(sync.Map)}
 	for _, m := range []jsonrpc.Message{
 		&jsonrpc.Request{ID: call, Method: "tools/call", Params: json.RawMessage(`{"name":"x"}`)},
 		&jsonrpc.Request{ID: other, Method: "tools/list"},
@@ -54,6 +59,9 @@ func TestHeld(t *testing.T) {
 		if err := c.Write(ctx, m); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if m, _ := c.Read(ctx); string(m.(*jsonrpc.Response).Result) != `{"tools":[]}` {
+		t.Errorf("a response to tools/list became %s", m.(*jsonrpc.Response).Result)
 	}
 	m, _ := c.Read(ctx)
 	var res mcp.CallToolResult
@@ -68,9 +76,6 @@ func TestHeld(t *testing.T) {
 	}
 	if got := h.take(&res); got != nil {
 		t.Errorf("took it twice: %s", got)
-	}
-	if m, _ := c.Read(ctx); string(m.(*jsonrpc.Response).Result) != `{"tools":[]}` {
-		t.Errorf("a response to tools/list became %s", m.(*jsonrpc.Response).Result)
 	}
 	// A result of the upstream's own with that _meta key is not taken.
 	own := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "x"}}, Meta: mcp.Meta{keyHeld: "nope"}}
@@ -210,5 +215,97 @@ func TestDecodeTexts(t *testing.T) {
 		if err != nil || !bytes.Equal(a, b) {
 			t.Errorf("decodeTexts(%s) = %s, encoding/json %s (%v)", raw, a, b, err)
 		}
+	}
+}
+
+// chunked reads r in reads of at most n bytes.
+type chunked struct {
+	b []byte
+	n int
+}
+
+func (c *chunked) Read(p []byte) (int, error) {
+	if len(c.b) == 0 {
+		return 0, io.EOF
+	}
+	k := min(c.n, len(p), len(c.b))
+	copy(p, c.b[:k])
+	c.b = c.b[k:]
+	return k, nil
+}
+
+// swapped reads stream through a swapReader in reads of n bytes, with
+// the calls ids in flight.
+func swapped(t testing.TB, stream string, n int, h *held, ids ...string) string {
+	calls := new(sync.Map)
+	for _, id := range ids {
+		calls.Store(id, time.Now())
+	}
+	out, err := io.ReadAll(&swapReader{r: &chunked{b: []byte(stream), n: n}, calls: calls, h: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+// TestSwapReader: the result of a call in flight is held and its
+// stand-in read in its place, however the stream is cut, in a batch too;
+// the rest of the stream is read as it came, lines that are no message
+// included.
+func TestSwapReader(t *testing.T) {
+	result := `{"content":[{"type":"text","text":"a \"}{\" \\\\ ["}],"structuredContent":{"a":[1,{"b":"]"}]}}`
+	stream := `{"jsonrpc":"2.0","method":"notifications/progress","params":{"p":"\"result\""}}` + "\n" +
+		`garbage "{" ` + "\n" + `{"unclosed": [` + "\n" +
+		`[{"jsonrpc":"2.0","id":3,"result":{"content":[]}}]` + "\n" +
+		`{"result":` + result + `,"jsonrpc":"2.0","id":7}` + "\n" +
+		`{"jsonrpc":"2.0","id":8,"result":{"content":[]}}` + "\n" +
+		`{"jsonrpc":"2.0","id":"s","error":{"code":1,"message":"m"}}` +
+		`{"jsonrpc":"2.0","id":9,"result":` + result + `}`
+	stand := regexp.MustCompile(`\{"content":\[\],"_meta":\{"boundedkit/held":"([0-9a-f]{32})"\}\}`)
+	for n := 1; n <= len(stream); n++ {
+		h := newHeld()
+		got := swapped(t, stream, n, h, "7", "9", `"s"`, "3")
+		held := 0
+		back := stand.ReplaceAllStringFunc(got, func(m string) string {
+			held++
+			raw, _ := h.tokens.take(stand.FindStringSubmatch(m)[1])
+			return string(raw)
+		})
+		// Those of 3 (in a batch), 7 and 9; not 8 (no call) nor "s" (an
+		// error).
+		if held != 3 || back != stream {
+			t.Fatalf("reads of %d bytes: %s", n, got)
+		}
+	}
+	// A result that is not JSON the SDK reads stays for the SDK to
+	// refuse.
+	bad := `{"jsonrpc":"2.0","id":1,"result":{"a":1,}}` + "\n"
+	if got := swapped(t, bad, 7, newHeld(), "1"); got != bad {
+		t.Errorf("read %s", got)
+	}
+}
+
+// FuzzSwapReader: with no call in flight, a stream is read as it came,
+// however it is cut.
+func FuzzSwapReader(f *testing.F) {
+	f.Add(`{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`+"\n"+`{"a":"\"}"}`, 3)
+	f.Add(`}}]] {"x":[{"y":"\\"}]} "unterminated {`, 1)
+	f.Fuzz(func(t *testing.T, stream string, n int) {
+		if n < 1 || n > 1<<16 {
+			return
+		}
+		if got := swapped(t, stream, n, newHeld()); got != stream {
+			t.Fatalf("read %q, want %q", got, stream)
+		}
+	})
+}
+
+// TestIDKey: the key of a call's ID is the ID as the stream writes it,
+// which swapReader finds the call by.
+func TestIDKey(t *testing.T) {
+	n, _ := jsonrpc.MakeID(float64(7))
+	s, _ := jsonrpc.MakeID("a\"b")
+	if idKey(n) != "7" || idKey(s) != `"a\"b"` {
+		t.Errorf("keys %s, %s", idKey(n), idKey(s))
 	}
 }
