@@ -51,15 +51,15 @@ func checkBatches[T any](t *testing.T, name string, b Budget, items []T) {
 	ends := []int{}
 	cum := []int{0}
 	for i := range items {
-		if i > 0 && cum[i]+i-1 > f.charCap {
+		if i > 0 && cum[i]+i-1 > f.CharCap {
 			break
 		}
-		if f.est && i > 0 {
+		if f.Est && i > 0 {
 			// Nor past the first item that takes the estimate over the
 			// token limit.
 			var e estimate.Estimate
 			e.AddBytes(ref[:ends[i-1]])
-			if e.Tokens() > f.limitTokens {
+			if e.Tokens() > f.LimitTokens {
 				break
 			}
 		}
@@ -72,23 +72,23 @@ func checkBatches[T any](t *testing.T, name string, b Budget, items []T) {
 		ref = append(ref, ',')
 		cum = append(cum, cum[i]+utf8.RuneCount(enc))
 	}
-	if f.m != len(ends) {
-		t.Fatalf("%s: %d items encoded, want %d", name, f.m, len(ends))
+	if f.M != len(ends) {
+		t.Fatalf("%s: %d items encoded, want %d", name, f.M, len(ends))
 	}
-	if f.m > 0 && string(f.buf[:ends[f.m-1]]) != string(ref[:ends[f.m-1]]) {
-		t.Fatalf("%s: items encoded as %s, want %s", name, f.buf[:ends[f.m-1]], ref[:ends[f.m-1]])
+	if got := f.Prefix(f.M); f.M > 0 && string(got) != string(ref[:ends[f.M-1]]) {
+		t.Fatalf("%s: items encoded as %s, want %s", name, got, ref[:ends[f.M-1]])
 	}
-	for k := f.m; k >= 0; k-- { // all m first, as Fit asks
-		if got, want := f.itemRunes(k), max(0, cum[k]+k-1); got != want {
+	for k := f.M; k >= 0; k-- { // all m first, as Fit asks
+		if got, want := f.ItemRunes(k), max(0, cum[k]+k-1); got != want {
 			t.Errorf("%s: runes of %d items %d, want %d", name, k, got, want)
 		}
 	}
 	for i, want := range ends {
-		if got := f.end(i); got != want {
+		if got := f.End(i); got != want {
 			t.Errorf("%s: item %d ends at %d, want %d", name, i, got, want)
 		}
 	}
-	if !f.est {
+	if !f.Est {
 		return
 	}
 	// The estimate of every prefix, the longest first (as Fit asks for the
@@ -99,14 +99,14 @@ func checkBatches[T any](t *testing.T, name string, b Budget, items []T) {
 		t.Fatal(err)
 	}
 	for _, f := range []*fitter{g, f} {
-		for _, k := range append([]int{f.m}, rand.Perm(f.m+1)...) {
+		for _, k := range append([]int{f.M}, rand.Perm(f.M+1)...) {
 			prefix := len(resultsOpen)
 			if k > 0 {
 				prefix = ends[k-1]
 			}
 			var want estimate.Estimate
 			want.AddBytes(ref[:prefix])
-			if got := f.snap(k); got != want {
+			if got := f.Snap(k); got != want {
 				t.Errorf("%s: estimate of %d items %+v, want %+v", name, k, got, want)
 			}
 		}
@@ -181,17 +181,17 @@ func TestFitBatchErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for bad := f.m + 1; bad < len(long); bad++ {
+	for bad := f.M + 1; bad < len(long); bad++ {
 		withNaN := append([]doc(nil), long...)
 		withNaN[bad].Score = math.NaN()
 		if _, err := Fit(b, FitInput[doc]{Page: pageOf(withNaN, 0, 40, 40), Call: searchCall}); err != nil {
-			t.Errorf("NaN at %d, past the %d items encoded one at a time: %v", bad, f.m, err)
+			t.Errorf("NaN at %d, past the %d items encoded one at a time: %v", bad, f.M, err)
 		}
 	}
 	withNaN := append([]doc(nil), long...)
-	withNaN[f.m-1].Score = math.NaN()
-	if _, err := Fit(b, FitInput[doc]{Page: pageOf(withNaN, 0, 40, 40), Call: searchCall}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("result %d:", f.m-1)) {
-		t.Errorf("NaN at %d, the last item encoded one at a time: error %v", f.m-1, err)
+	withNaN[f.M-1].Score = math.NaN()
+	if _, err := Fit(b, FitInput[doc]{Page: pageOf(withNaN, 0, 40, 40), Call: searchCall}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("result %d:", f.M-1)) {
+		t.Errorf("NaN at %d, the last item encoded one at a time: error %v", f.M-1, err)
 	}
 }
 

@@ -197,33 +197,33 @@ func checkMaximal[T any](t *testing.T, name string, b Budget, in FitInput[T], fd
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.m < f.n && !f.overAt(f.m) {
-		t.Errorf("%s: encoding stopped after %d of %d items, whose %d characters fit the ceiling %d (and tokens the limit %d)", name, f.m, f.n, f.itemRunes(f.m), f.charCap, f.limitTokens)
+	if f.M < f.N && !f.OverAt(f.M) {
+		t.Errorf("%s: encoding stopped after %d of %d items, whose %d characters fit the ceiling %d (and tokens the limit %d)", name, f.M, f.N, f.ItemRunes(f.M), f.CharCap, f.LimitTokens)
 	}
-	if f.m > 1 && f.overAt(f.m-1) {
-		t.Errorf("%s: encoding went on to %d items after %d were over the budget", name, f.m, f.m-1)
+	if f.M > 1 && f.OverAt(f.M-1) {
+		t.Errorf("%s: encoding went on to %d items after %d were over the budget", name, f.M, f.M-1)
 	}
-	for k := fd.Kept + 1; k <= f.m; k++ {
+	for k := fd.Kept + 1; k <= f.M; k++ {
 		reason := f.capReason
-		if k == f.n {
+		if k == f.N {
 			reason = ""
 		}
 		s, err := f.sizeOf(k, reason)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if f.est && s.chars <= f.charCap && k < f.n && b.MaxTokens > 0 {
+		if f.Est && s.chars <= f.CharCap && k < f.N && b.MaxTokens > 0 {
 			// Keeping k items, cut by the token limit: the reason says so.
-			if k+1 > f.m {
+			if k+1 > f.M {
 				// Not encoded: over the budget alone.
-			} else if next, err := f.sizeOf(k+1, reason); err == nil && next.chars <= f.charCap {
+			} else if next, err := f.sizeOf(k+1, reason); err == nil && next.chars <= f.CharCap {
 				if s, err = f.sizeOf(k, ReasonTokenLimit); err != nil {
 					t.Fatal(err)
 				}
 			}
 		}
 		if f.fits(s) {
-			t.Errorf("%s: kept %d items, but %d items fit too (%d characters, ceiling %d; %d tokens, limit %d)", name, fd.Kept, k, s.chars, f.charCap, s.tokens, f.limitTokens)
+			t.Errorf("%s: kept %d items, but %d items fit too (%d characters, ceiling %d; %d tokens, limit %d)", name, fd.Kept, k, s.chars, f.CharCap, s.tokens, f.LimitTokens)
 		}
 	}
 }

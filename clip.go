@@ -16,7 +16,7 @@ import (
 // clipFirst returns the response holding only the first item, its longest
 // strings clipped until the envelope fits.
 func (f *fitter) clipFirst() ([]byte, *shape, error) {
-	root, err := parseJSONTree(f.buf[len(resultsOpen):f.end(0)])
+	root, err := parseJSONTree(f.Item(0))
 	if err != nil {
 		return nil, nil, fmt.Errorf("bounded: internal error: decoding result 0 to clip it: %w", err)
 	}
@@ -42,7 +42,7 @@ func (f *fitter) clipFirst() ([]byte, *shape, error) {
 				s.pathsRunes += jsonenc.RuneCount(p)
 			}
 		}
-		if err := f.measure(s, f.limitTokens); err != nil {
+		if err := f.measure(s, f.LimitTokens); err != nil {
 			return nil, nil, err
 		}
 		if f.tok != nil && s.chars <= f.limitChars {
@@ -54,14 +54,14 @@ func (f *fitter) clipFirst() ([]byte, *shape, error) {
 			out, err := f.assemble(s)
 			return out, s, err
 		}
-		excess := s.chars - f.charCap
+		excess := s.chars - f.CharCap
 		switch {
 		case f.tok != nil:
-			excess = max(s.chars-f.limitChars, ceilInt(float64(s.tokens-f.limitTokens)*f.b.CharsPerToken), 1)
-		case f.est:
+			excess = max(s.chars-f.limitChars, ceilInt(float64(s.tokens-f.LimitTokens)*f.b.CharsPerToken), 1)
+		case f.Est:
 			// Characters in proportion to the tokens over the limit.
 			perToken := float64(s.chars) / float64(max(s.tokens, 1))
-			excess = max(s.chars-f.limitChars, ceilInt(float64(s.tokens-f.limitTokens)*perToken), 1)
+			excess = max(s.chars-f.limitChars, ceilInt(float64(s.tokens-f.LimitTokens)*perToken), 1)
 		}
 		if !waterfill(leaves, excess) {
 			return f.noneFits(s)
@@ -102,11 +102,11 @@ func (f *fitter) noneFits(min *shape) ([]byte, *shape, error) {
 	}
 	if f.style != HintOff {
 		h := fmt.Sprintf("The next result needs a budget of %s characters (%s tokens); this one is %s (%s): call again with a larger budget.",
-			FormatCount(s.tr.NeededChars), FormatCount(s.tr.NeededTokens), FormatCount(f.limitChars), FormatCount(f.limitTokens))
+			FormatCount(s.tr.NeededChars), FormatCount(s.tr.NeededTokens), FormatCount(f.limitChars), FormatCount(f.LimitTokens))
 		t.hint, t.hintJSON = h, jsonenc.AppendString(nil, h)
 		t.runes = jsonenc.RuneCount(t.pagination) + jsonenc.RuneCount(t.hintJSON) + jsonenc.RuneCount(t.nextJSON)
 	}
-	if err := f.measure(s, f.limitTokens); err != nil {
+	if err := f.measure(s, f.LimitTokens); err != nil {
 		return nil, nil, err
 	}
 	if s.chars > f.limitChars || f.tok == nil && !f.fits(s) {

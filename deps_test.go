@@ -18,6 +18,7 @@ var stdlibOnly = []string{
 	"github.com/boundedkit/bounded/internal/grapheme",
 	"github.com/boundedkit/bounded/internal/probe",
 	"github.com/boundedkit/bounded/internal/jsonenc",
+	"github.com/boundedkit/bounded/internal/fitter",
 }
 
 // TestStandardLibraryOnly checks that importing any of stdlibOnly pulls in

@@ -6,9 +6,7 @@ import (
 	"math"
 	"reflect"
 
-	"github.com/boundedkit/bounded/internal/estimate"
 	"github.com/boundedkit/bounded/internal/jsonenc"
-	"github.com/boundedkit/bounded/internal/probe"
 )
 
 // Truncation reports how a response was fitted to its budget, also when
@@ -156,18 +154,13 @@ func prepareFit[T any](b Budget, in FitInput[T]) (*fitter, error) {
 		return nil, err
 	}
 	// Encode every item once, each followed by a comma, after the
-	// envelope's opening: the kept prefix of buf is the final JSON's head.
-	// Items go in batches, one Encode call each, from a first item alone
-	// (whose size predicts the others') to batches of up to three times as
-	// many items as before, but not much past what the ceiling leaves room
-	// for: encoding stops after the batch that takes the items over it.
-	w := &f.w
-	w.items, w.most = len(items), 4*min(f.charCap, math.MaxInt/8)
-	if f.est {
-		// The token limit bounds the response too: reserve for a
-		// generous 16 bytes a token, and grow past it if need be.
-		w.most = min(w.most, 16*min(f.limitTokens, math.MaxInt/32))
-	}
+	// envelope's opening: the kept prefix of the buffer is the final
+	// JSON's head. Items go in batches, one Encode call each, from a first
+	// item alone (whose size predicts the others') to batches of up to
+	// three times as many items as before, but not much past what the
+	// ceiling leaves room for: encoding stops after the batch that takes
+	// the items over it.
+	//
 	// A pointer to the batch, which encodes as the batch does (its items
 	// addressable, as json.Marshal([]T) sees them), set for each batch
 	// without boxing a slice header each time.
@@ -181,54 +174,44 @@ func prepareFit[T any](b Budget, in FitInput[T]) (*fitter, error) {
 		}
 		single = false // every item is encoded, or the ceiling reached
 	}
-	for !single && f.m < f.n && !f.over(f.m) && !f.tokensOver() {
-		c := f.batchSize()
+	for !single && f.More() {
+		c := f.BatchSize()
 		if batch == nil {
 			batch = new([]T)
 		}
-		*batch = items[f.m : f.m+c]
-		w.batch, w.inSlice = c, true
-		f.summed = false
-		if err := f.enc.Encode(batch); err == nil {
-			f.addBatch(c)
+		*batch = items[f.M : f.M+c]
+		if err := f.EncodeBatch(batch, c); err == nil {
 			continue
 		}
 		// Encode the batch's items one at a time, as far as they would
 		// be encoded so, to name the item at fault.
-		if err := encodeEach(f, items, f.m+c); err != nil {
+		if err := encodeEach(f, items, f.M+c); err != nil {
 			return nil, err
 		}
 	}
 	if single {
-		if err := encodeEach(f, items, f.n); err != nil {
+		if err := encodeEach(f, items, f.N); err != nil {
 			return nil, err
 		}
 	}
-	if len(w.b) == 0 {
-		w.b = append(w.b, resultsOpen...)
-		f.buf = w.b
-	}
-	f.settleEncoded()
-	if f.est && f.m < f.n && !f.over(f.m) {
+	f.Settle()
+	if f.Est && f.M < f.N && !f.Over(f.M) {
 		// Encoding stopped at the token limit: any cut is its.
 		f.capReason = ReasonTokenLimit
 	}
 	return f, nil
 }
 
-// encodeEach encodes items[f.m:end] one at a time, as long as the items
+// encodeEach encodes items[f.M:end] one at a time, as long as the items
 // encoded do not take more characters than the ceiling. Its error names the
 // item at fault.
 func encodeEach[T any](f *fitter, items []T, end int) error {
-	f.w.batch, f.w.inSlice = 1, false
-	f.summed = false
-	for i := f.m; i < end && !f.over(i); i++ {
+	for i := f.M; i < end && !f.Over(i); i++ {
 		// A pointer, as json.Marshal([]T) sees addressable elements: the
 		// same methods are used, and the item is not copied.
-		if err := f.enc.Encode(&items[i]); err != nil {
+		if err := f.EncodeOne(&items[i]); err != nil {
 			return encodeError(i, reflect.ValueOf(&items[i]), err)
 		}
-		f.addBatch(1)
 	}
 	return nil
 }
@@ -238,44 +221,16 @@ func encodeEach[T any](f *fitter, items []T, end int) error {
 // characters than the ceiling. An item the encoder refuses (a NaN float)
 // goes to encoding/json, whose error names it.
 func encodeFast[T any](f *fitter, items []T, fe jsonenc.Func) error {
-	w := &f.w
-	if len(w.b) == 0 {
-		w.b = append(w.b, resultsOpen...)
-	}
-	f.buf = w.b
-	// With the Estimator, the encoder adds up the runes it writes, which
-	// its reading of the items then leaves out.
-	var sum *estimate.RuneSum
-	if f.est {
-		sum, f.summed = &f.sum, f.m == 0
-	}
-	for f.m < f.n && !f.over(f.m) && !f.tokensOver() {
-		i := f.m
-		if i > 0 {
-			// Room for the items to come, as for encoding/json's.
-			if avg := (len(w.b) - len(resultsOpen)) / i; cap(w.b)-len(w.b) < 2*avg {
-				w.grow(0, avg, f.n-i)
-			}
-		}
+	f.StartFast()
+	for f.More() {
 		// Through a pointer, which needs no allocation to box: the item
 		// is addressable, as json.Marshal([]T) sees it.
-		before := f.sum
-		b, ok := fe(sum, w.b, reflect.ValueOf(&items[i]).Elem())
-		if !ok {
-			// w.b still ends after the items before.
-			f.sum = before
-			if err := encodeEach(f, items, i+1); err != nil {
-				return err
-			}
+		i := f.M
+		if f.EncodeFast(fe, reflect.ValueOf(&items[i]).Elem()) {
 			continue
 		}
-		probe.Encoded(1)
-		w.b = append(b, ',')
-		f.buf = w.b
-		f.m++
-		f.ends[i] = len(w.b) - 1
-		if f.ends[i]-f.allEnd >= readAhead || f.nearTokens() {
-			f.readEncoded()
+		if err := encodeEach(f, items, i+1); err != nil {
+			return err
 		}
 	}
 	return nil

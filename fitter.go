@@ -1,7 +1,6 @@
 package bounded
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,285 +12,41 @@ import (
 	"unicode/utf8"
 
 	"github.com/boundedkit/bounded/internal/estimate"
+	fitbuf "github.com/boundedkit/bounded/internal/fitter"
 	"github.com/boundedkit/bounded/internal/jsonenc"
-	"github.com/boundedkit/bounded/internal/probe"
 )
 
-// addBatch records the batch of c items just encoded, after the first m.
-func (f *fitter) addBatch(c int) {
-	probe.Encoded(c)
-	f.buf = f.w.b
-	f.m += c
-	f.w.items -= c
-	end := len(f.buf) - 1 // the comma after the batch
-	f.ends[f.m-1] = end
-	f.batches = append(f.batches, f.m)
-	if c > 1 {
-		f.split = false
-	}
-	if end-f.allEnd >= readAhead || f.nearTokens() {
-		f.readEncoded()
-	}
-}
-
-// readAhead is how many bytes of items encoded but not yet read addBatch
-// leaves for later: a read of fewer is better done with the next ones, a
-// read of more while they are still in the processor's caches.
-const readAhead = 16 << 10
-
-// readEncoded counts the characters of the items encoded since the last
-// read, and with the Estimator estimates them in the same reading: from the
-// comma after the items read before (or resultsOpen) to the one after the
-// last item encoded.
-func (f *fitter) readEncoded() {
-	if f.m == 0 || f.allEnd >= f.ends[f.m-1] {
-		return
-	}
-	end := f.ends[f.m-1]
-	if f.est {
-		e := f.snaps[f.read]
-		if f.summed && !f.sum.Partial {
-			f.allRunes += e.AddBytesSum(f.buf[f.allEnd:end], estimate.RuneSum{Milli: f.sum.Milli - f.sumRead.Milli, Extra: f.sum.Extra - f.sumRead.Extra})
-		} else {
-			f.allRunes += e.AddBytes(f.buf[f.allEnd:end])
-		}
-		f.sumRead = f.sum
-		f.snaps[f.m], f.snapped[f.m] = e, true
-	} else {
-		f.allRunes += jsonenc.RuneCount(f.buf[f.allEnd:end])
-	}
-	f.allEnd, f.read = end, f.m
-}
-
-// batchSize is the number of items to encode next: the first alone, then
-// up to three times as many as so far, but no more than the ceiling leaves
-// room for at the mean size of the items so far, plus one to reach it.
-func (f *fitter) batchSize() int {
-	if f.m == 0 {
-		return 1
-	}
-	used := f.ends[f.m-1] - len(resultsOpen) + 1 // bytes, at least the runes
-	room := max(0, f.charCap-used) / max(1, used/f.m)
-	if f.est {
-		// And no more than the token limit leaves room for, at the mean
-		// estimate of the items so far.
-		f.readEncoded()
-		if t := f.snaps[f.read].Tokens(); t > 0 {
-			room = min(room, max(0, f.limitTokens-t)/max(1, t/f.read))
-		}
-	}
-	return max(1, min(f.n-f.m, 3*f.m, room+1))
-}
-
-// over reports whether the first k items, k <= m, take more characters
-// than the ceiling: then no response holding them fits, and the items
-// after them are not needed. Items are counted only when their bytes are
-// over the ceiling (a character takes a byte at least).
-func (f *fitter) over(k int) bool {
-	if k == 0 || f.ends[f.m-1]-len(resultsOpen) <= f.charCap {
-		return false
-	}
-	return f.itemRunes(k) > f.charCap
-}
-
-// nearTokens reports whether the items encoded but not yet read may take
-// the estimate over the token limit, at the rate of those read: then they
-// are read at once, so that encoding stops soon after the limit.
-func (f *fitter) nearTokens() bool {
-	if !f.est || f.read == 0 {
-		return false
-	}
-	t := f.snaps[f.read].Tokens()
-	unread := f.ends[f.m-1] - f.allEnd
-	return t+unread*t/max(1, f.allEnd-len(resultsOpen)) > f.limitTokens
-}
-
-// tokensOver reports whether the items read so far are estimated over the
-// token limit: no response holding them fits, and the items after them
-// are not needed. Only the Estimator knows before assembly.
-func (f *fitter) tokensOver() bool {
-	return f.est && f.read > 0 && f.snaps[f.read].Tokens() > f.limitTokens
-}
-
-// settleEncoded cuts m back to what encoding one item at a time would have
-// encoded: items up to the first that takes the items over the ceiling,
-// or with the Estimator over the token limit. A batch, or a reading of the
-// items' tokens that comes after several, encodes past it, or may.
-func (f *fitter) settleEncoded() {
-	last := min(f.m, f.n-1) // one at a time, item n-1 is the last checked
-	if last < 1 || !f.over(last) && !f.tokensOverAt(last) {
-		return
-	}
-	lo, hi := 1, last // the first k with overAt(k) is in [lo, hi]
-	for lo < hi {
-		if mid := (lo + hi) / 2; f.overAt(mid) {
-			hi = mid
-		} else {
-			lo = mid + 1
-		}
-	}
-	f.m = lo
-	f.summed = false // sum has the runes of items past m
-}
-
-// overAt reports whether no response holds the first k items, k <= m:
-// their characters are over the ceiling, or with the Estimator their
-// tokens over the limit.
-func (f *fitter) overAt(k int) bool {
-	return f.over(k) || f.tokensOverAt(k)
-}
-
-// tokensOverAt reports whether, with the Estimator, the first k items,
-// k <= m, are estimated over the token limit. The estimate of all m items,
-// which the search reads anyway, answers for every k when it is within.
-func (f *fitter) tokensOverAt(k int) bool {
-	if !f.est || k == 0 {
-		return false
-	}
-	f.readEncoded()
-	if f.snaps[f.read].Tokens() <= f.limitTokens {
-		return false
-	}
-	e := f.snap(k)
-	return e.Tokens() > f.limitTokens
-}
-
-// splitItems finds the end of every item encoded in a batch, once.
-func (f *fitter) splitItems() {
-	if f.split {
-		return
-	}
-	first := 0
-	for _, end := range f.batches {
-		if end-first > 1 {
-			from := len(resultsOpen)
-			if first > 0 {
-				from = f.ends[first-1] + 1 // past the comma before the batch
-			}
-			splitValues(f.buf[from:f.ends[end-1]], from, f.ends[first:end-1])
-		}
-		first = end
-	}
-	f.split = true
-}
-
-// splitValues stores in ends the offsets (plus base) of the len(ends)
-// commas that separate JSON values in b, which encoding/json wrote: the
-// commas outside strings, objects and arrays.
-func splitValues(b []byte, base int, ends []int) {
-	depth, k := 0, 0
-	for i := 0; i < len(b) && k < len(ends); i++ {
-		switch b[i] {
-		case '"':
-			// To the closing quote: the next one after an even number of
-			// backslashes, since each escape in the string starts with one.
-			for i++; ; i++ {
-				j := bytes.IndexByte(b[i:], '"')
-				if j < 0 {
-					return
-				}
-				i += j
-				bs := 0
-				for bs < i && b[i-1-bs] == '\\' {
-					bs++
-				}
-				if bs%2 == 0 {
-					break
-				}
-			}
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-		case ',':
-			if depth == 0 {
-				ends[k] = base + i
-				k++
-			}
-		}
-	}
-}
-
 // resultsOpen opens every envelope; the item bytes follow it.
-const resultsOpen = `{"results":[`
+const resultsOpen = fitbuf.Open
 
 // maxPooled is the largest buffer a pooled fitter keeps for the next call.
-const maxPooled = 1 << 20
-
-// sliceWriter collects the encoded items after resultsOpen, each followed
-// by a comma. It reserves room for the items still to come from the sizes
-// written so far, so that each item is copied once, but not more than the
-// budget can use.
-type sliceWriter struct {
-	b       []byte
-	batch   int  // items in the value being written
-	inSlice bool // the value is a slice of items, not one item
-	items   int  // items still to write, these included
-	written int
-	most    int // bytes the response can use, about
-}
-
-func (w *sliceWriter) Write(p []byte) (int, error) {
-	// The Encoder's value, without its newline and the brackets of a
-	// slice, followed by a comma.
-	q := p[:len(p)-1]
-	if w.inSlice {
-		q = q[1 : len(q)-1]
-	}
-	if cap(w.b)-len(w.b) < len(q)+1+len(resultsOpen) {
-		avg := (max(len(w.b)-len(resultsOpen), 0) + len(q) + w.batch) / (w.written + w.batch)
-		w.grow(len(resultsOpen)+len(q)+1, avg, w.items-w.batch)
-	}
-	if len(w.b) == 0 {
-		w.b = append(w.b, resultsOpen...)
-	}
-	w.b = append(append(w.b, q...), ',')
-	w.written += w.batch
-	return len(p), nil
-}
-
-// grow makes room for n bytes and for rest more items, assumed avg bytes
-// long (and an eighth more) but not more than the response can use, and
-// for the envelope's tail: each item is then copied once.
-func (w *sliceWriter) grow(n, avg, rest int) {
-	w.b = slices.Grow(w.b, n+min(avg*rest+avg*rest/8, w.most)+1024)
-}
+const maxPooled = fitbuf.MaxPooled
 
 // fitter holds one Fit call's state. Everything but the item encoding is
 // independent of the item type. Fitters are pooled: their slices and the
 // Encoder are reused.
 type fitter struct {
+	// Items holds the encoded items and measures them: N items in the
+	// page, M encoded (all, or up to the first that cannot fit), against
+	// CharCap, the character ceiling of the search (limitChars, lowered to
+	// the token limit's equivalent when tokens are estimated), and
+	// LimitTokens. Est says that tokens are counted by the Estimator
+	// (CharsPerToken 0 and no Tokenizer with MaxTokens).
+	fitbuf.Items
+
 	// scratch is a buffer for measuring values, kept across calls.
-	scratch     []byte
-	b           Budget // with defaults
-	limitChars  int
-	limitTokens int
-	// charCap is the character ceiling of the search: limitChars, lowered
-	// to the token limit's equivalent when tokens are estimated.
-	charCap   int
-	capReason string
-	ctx       context.Context // FitContext's, for the Tokenizer and the Logger
-	tok       Tokenizer       // set only with MaxTokens
-	// est: tokens are counted by the Estimator (CharsPerToken 0 and no
-	// Tokenizer with MaxTokens). snaps[k] is the estimate of resultsOpen
-	// and the first k items when snapped[k]: known for each batch as it is
-	// encoded, and for other k as needed. tailBuf is where the tails are
-	// rendered to be estimated.
-	est     bool
-	snaps   []estimate.Estimate
-	snapped []bool
+	scratch    []byte
+	b          Budget // with defaults
+	limitChars int
+	capReason  string
+	ctx        context.Context // FitContext's, for the Tokenizer and the Logger
+	tok        Tokenizer       // set only with MaxTokens
+	// tailBuf is where the tails are rendered to be estimated.
 	tailBuf []byte
-	// sum adds up the runes of the items the compiled encoder writes, and
-	// sumRead those of the items read; summed says that sum has every
-	// rune of the items.
-	sum, sumRead estimate.RuneSum
-	summed       bool
 
 	info  PageInfo
 	call  Call
 	style HintStyle
-	n     int // items in the page
-	m     int // items encoded: all, or up to the first that cannot fit
 
 	// cursorAt is the page's CursorAt: it issues the NextCursor of a cut.
 	cursorAt func(int) (string, error)
@@ -307,27 +62,8 @@ type fitter struct {
 	windowRunes int
 	windowInfo  *WindowInfo
 
-	// buf holds resultsOpen, then each item followed by a comma; ends[i]
-	// is the offset of the comma after item i, i < m. Items are encoded
-	// in batches (batches[j] is the number of items after batch j), and
-	// the ends of items inside batches are found only when needed: split
-	// says they are known.
-	buf     []byte
-	ends    []int
-	batches []int
-	split   bool
-	// cum[k] is the runes of the first k items, k <= counted, counted one
-	// by one when needed; allRunes is those of buf[len(resultsOpen):allEnd],
-	// the first read items, counted as they are encoded, readAhead bytes at
-	// a time (with the Estimator, in the same reading as their estimate).
-	cum      []int
-	counted  int
-	allRunes int
-	allEnd   int
-	read     int    // the items before allEnd
-	cumTok   []int  // cumTok[k]: tokens of the first k items (Tokenizer)
-	out      []byte // where assemble writes a response that may be rejected
-	ints     []int  // the memory of ends and cum
+	cumTok []int  // cumTok[k]: tokens of the first k items (Tokenizer)
+	out    []byte // where assemble writes a response that may be rejected
 
 	tails []*tail // memo of tailFor
 	// lean leaves out of the pagination the cursors the next call does
@@ -338,16 +74,9 @@ type fitter struct {
 	tailMem   [4][3][]byte // and their buffers, kept across calls
 	shape0    shape        // the first shape sizeOf measures
 	shapes    int          // shapes sizeOf measured
-	w         sliceWriter
-	enc       *json.Encoder // writes to w
 }
 
-var fitterPool = sync.Pool{New: func() any {
-	f := new(fitter)
-	f.enc = json.NewEncoder(&f.w)
-	f.enc.SetEscapeHTML(false)
-	return f
-}}
+var fitterPool = sync.Pool{New: func() any { return new(fitter) }}
 
 // newFitter returns a fitter for the budget b, with its defaults and
 // limits; estimated says whether b's tokens are counted by the Estimator
@@ -357,42 +86,26 @@ func newFitter(b Budget, estimated bool, limitChars, limitTokens int, info PageI
 	// Field by field: the memory a pooled fitter keeps (buffers, the first
 	// tails and shape) is overwritten before it is read, and copying it
 	// whole would cost more than the call's own work on a small page.
-	f.b, f.info, f.call, f.style, f.n, f.m = b, info, call, style, n, 0
+	f.b, f.info, f.call, f.style = b, info, call, style
 	f.ctx = context.Background()
-	f.limitChars, f.limitTokens = limitChars, limitTokens
-	f.charCap, f.capReason, f.tok, f.est = f.limitChars, ReasonCharacterLimit, nil, false
+	f.limitChars = limitChars
+	f.capReason, f.tok = ReasonCharacterLimit, nil
 	f.tailBuf = f.tailBuf[:0]
-	f.sum, f.sumRead, f.summed = estimate.RuneSum{}, estimate.RuneSum{}, false
 	f.window, f.windowRunes, f.windowInfo = nil, 0, nil
-	f.buf, f.batches, f.split = nil, f.batches[:0], true
-	f.counted, f.allRunes, f.allEnd, f.read, f.cumTok = 0, 0, len(resultsOpen), 0, nil
+	f.cumTok = nil
 	f.tails, f.shapes, f.lean = f.tailsBuf[:0], 0, false
-	f.w.b, f.w.written = f.w.b[:0], 0
-	if cap(f.ints) < 2*n+1 {
-		f.ints = make([]int, 2*n+1)
-	}
-	ints := f.ints[:2*n+1]
-	f.ends, f.cum = ints[:n:n], ints[n:]
-	clear(f.ends)
-	f.cum[0] = 0
-	if cap(f.snaps) < n+1 {
-		f.snaps, f.snapped = make([]estimate.Estimate, n+1), make([]bool, n+1)
-	}
-	f.snaps, f.snapped = f.snaps[:n+1], f.snapped[:n+1]
-	clear(f.snapped)
+	charCap, est := limitChars, false
 	switch {
 	case b.MaxTokens > 0 && b.Tokenizer != nil:
 		f.tok = b.Tokenizer
 	case estimated:
-		f.est = true
-		f.snaps[0] = estimate.Estimate{}
-		f.snaps[0].AddString(resultsOpen)
-		f.snapped[0] = true
+		est = true
 	default:
-		if c := b.charsForTokens(f.limitTokens); c < f.charCap {
-			f.charCap, f.capReason = c, ReasonTokenLimit
+		if c := b.charsForTokens(limitTokens); c < charCap {
+			charCap, f.capReason = c, ReasonTokenLimit
 		}
 	}
+	f.Reset(n, est, charCap, limitTokens)
 	return f
 }
 
@@ -400,22 +113,14 @@ func newFitter(b Budget, estimated bool, limitChars, limitTokens int, info PageI
 // maxPooled bytes each), dropping its references to the call's budget,
 // tool call, page and hints; the caller must not use f after.
 func (f *fitter) release() {
-	if cap(f.w.b) > maxPooled {
-		f.w.b = nil
-	}
+	f.Release()
 	if cap(f.scratch) > maxPooled {
 		f.scratch = nil
 	}
 	if cap(f.out) > maxPooled {
 		f.out = nil
 	}
-	if cap(f.ints) > maxPooled/8 {
-		f.ints = nil
-	}
-	if cap(f.snaps) > maxPooled/16 {
-		f.snaps, f.snapped = nil, nil
-	}
-	f.b, f.call, f.info, f.buf, f.tok, f.ctx, f.windowInfo = Budget{}, Call{}, PageInfo{}, nil, nil, nil, nil
+	f.b, f.call, f.info, f.tok, f.ctx, f.windowInfo = Budget{}, Call{}, PageInfo{}, nil, nil, nil
 	f.cursorAt, f.unclipped, f.clippedIn, f.windowNext, f.notes, f.notice = nil, nil, nil, nil, nil, ""
 	for _, t := range f.tails {
 		t.hint, t.next = "", nil
@@ -424,56 +129,16 @@ func (f *fitter) release() {
 	fitterPool.Put(f)
 }
 
-// snap returns the estimate of resultsOpen and the first k items (k <= m),
-// reading the items from the last k known before, one by one.
-func (f *fitter) snap(k int) estimate.Estimate {
-	if k > 0 && k == f.m && f.allEnd < f.ends[k-1] {
-		f.readEncoded()
-	}
-	if f.snapped[k] {
-		return f.snaps[k]
-	}
-	i := k
-	for !f.snapped[i] {
-		i--
-	}
-	f.splitItems()
-	for ; i < k; i++ {
-		e := f.snaps[i]
-		e.AddBytes(f.buf[f.itemStart(i):f.ends[i]])
-		f.snaps[i+1], f.snapped[i+1] = e, true
-	}
-	return f.snaps[k]
-}
-
-// itemStart is the offset in buf where the estimate of item i starts: the
-// comma before it, or just after resultsOpen for the first.
-func (f *fitter) itemStart(i int) int {
-	if i == 0 {
-		return len(resultsOpen)
-	}
-	return f.end(i - 1)
-}
-
-// end returns ends[i], finding the ends of items inside batches first if
-// it is one of them (the offset of a comma is never 0).
-func (f *fitter) end(i int) int {
-	if f.ends[i] == 0 {
-		f.splitItems()
-	}
-	return f.ends[i]
-}
-
 // estimateTokens is the Estimator's count of the response s describes,
 // with the numbers of s.tr as they are, and the share of its envelope after
 // the items, in thousandths of a token.
 func (f *fitter) estimateTokens(s *shape) (tokens int, tail int64) {
 	var e estimate.Estimate
 	if s.clipped != nil {
-		e = f.snap(0)
+		e = f.Snap(0)
 		e.AddBytes(s.clipped)
 	} else {
-		e = f.snap(s.k)
+		e = f.Snap(s.k)
 	}
 	before := e.Settled()
 	f.tailBuf = f.appendTail(f.tailBuf[:0], s)
@@ -558,13 +223,13 @@ func (f *fitter) tailFor(k int) (*tail, error) {
 		raw = append(raw, f.notice...)
 	}
 	n0 := len(raw)
-	raw = spaceAt(f.call.appendHint(raw, t.info, f.style), n0)
+	raw = fitbuf.SpaceAt(f.call.appendHint(raw, t.info, f.style), n0)
 	next, ok := f.call.Next(t.info)
 	if !ok && k > 0 && f.windowNext != nil {
 		// The page ends here, its first result's document does not.
 		next, ok = f.windowNext, true
 		if f.style != HintOff {
-			raw = spaceAt(append(raw[:n0], f.windowHint(next)...), n0)
+			raw = fitbuf.SpaceAt(append(raw[:n0], f.windowHint(next)...), n0)
 		}
 	}
 	for _, n := range f.notes {
@@ -596,15 +261,6 @@ func (f *fitter) tailFor(k int) (*tail, error) {
 	return t, nil
 }
 
-// spaceAt inserts a space at i in b, between a notice and what follows
-// it, when both are there.
-func spaceAt(b []byte, i int) []byte {
-	if i == 0 || len(b) == i {
-		return b
-	}
-	return slices.Insert(b, i, ' ')
-}
-
 // The constant parts of an envelope, in order.
 const (
 	keyPagination = `],"pagination":`
@@ -621,7 +277,7 @@ const (
 type shape struct {
 	k          int
 	itemRunes  int    // runes of the results' contents, commas included
-	clipped    []byte // the clipped item, nil for buf's items
+	clipped    []byte // the clipped item, nil for the encoded items
 	t          *tail
 	tr         Truncation
 	pathsJSON  [][]byte // encoded ClippedFields
@@ -631,31 +287,6 @@ type shape struct {
 	// estimate written in tr, or with a Tokenizer the larger of the count
 	// written and the count of the assembled bytes.
 	tokens int
-}
-
-// itemRunes is the rune count of the first k items and their commas,
-// k <= m: counted for all m items as they were encoded, or else item by
-// item.
-func (f *fitter) itemRunes(k int) int {
-	switch {
-	case k == 0:
-		return 0
-	case k <= f.counted:
-		return f.cum[k] + k - 1
-	case k == f.m && f.allEnd <= f.ends[k-1]:
-		f.readEncoded()
-		return f.allRunes
-	}
-	f.splitItems()
-	for ; f.counted < k; f.counted++ {
-		i := f.counted
-		start := len(resultsOpen)
-		if i > 0 {
-			start = f.ends[i-1] + 1
-		}
-		f.cum[i+1] = f.cum[i] + jsonenc.RuneCount(f.buf[start:f.ends[i]])
-	}
-	return f.cum[k] + k - 1
 }
 
 // measure fills s.tr, s.chars and s.tokens for s's tail and items, solving
@@ -678,10 +309,10 @@ func (f *fitter) measure(s *shape, tokens int) error {
 	if f.window != nil {
 		fixed += len(keyWindow) + f.windowRunes
 	}
-	s.tr.OriginalCount = f.n
+	s.tr.OriginalCount = f.N
 	s.tr.ReturnedCount = s.k
 	s.tr.LimitChars = f.limitChars
-	s.tr.LimitTokens = f.limitTokens
+	s.tr.LimitTokens = f.LimitTokens
 	// chars = fixed + len(truncation(chars, tokens(chars))) is
 	// non-decreasing in chars and grows by digits only: iterating from below
 	// reaches its least fixed point in a few steps.
@@ -696,15 +327,15 @@ func (f *fitter) measure(s *shape, tokens int) error {
 	// added), which saves a step when it has as many digits.
 	chars, estimated := fixed, 0
 	var scratch [256]byte
-	if f.est && s.clipped == nil {
-		e := f.snap(s.k)
+	if f.Est && s.clipped == nil {
+		e := f.Snap(s.k)
 		estimated = e.Tokens()
 	}
 	for range 64 {
 		s.tr.EstimatedChars = chars
 		s.tr.EstimatedTokens = tokens
 		switch {
-		case f.est:
+		case f.Est:
 			s.tr.EstimatedTokens = estimated
 		case f.tok == nil:
 			s.tr.EstimatedTokens = f.b.estimateTokens(chars)
@@ -712,7 +343,7 @@ func (f *fitter) measure(s *shape, tokens int) error {
 		// The report but for the contents of ClippedFields, counted in
 		// fixed: all ASCII, Reason being one of the Reason constants.
 		got := fixed + len(appendTruncation(scratch[:0], &s.tr, nil))
-		if f.est && got == chars {
+		if f.Est && got == chars {
 			// The estimate of a number depends on its digits' count only
 			// (a token a group of 3): a count with as many digits as the
 			// one written is the estimate of the response it is written in.
@@ -741,10 +372,10 @@ func (f *fitter) truncated(s *shape) bool {
 
 // fits reports whether s is within both limits.
 func (f *fitter) fits(s *shape) bool {
-	return s.chars <= f.charCap && s.chars <= f.limitChars && s.tokens <= f.limitTokens
+	return s.chars <= f.CharCap && s.chars <= f.limitChars && s.tokens <= f.LimitTokens
 }
 
-// sizeOf measures the response keeping the first k items of buf.
+// sizeOf measures the response keeping the first k encoded items.
 func (f *fitter) sizeOf(k int, reason string) (*shape, error) {
 	t, err := f.tailFor(k)
 	if err != nil {
@@ -757,7 +388,7 @@ func (f *fitter) sizeOf(k int, reason string) (*shape, error) {
 		s = new(shape)
 	}
 	f.shapes++
-	*s = shape{k: k, itemRunes: f.itemRunes(k), t: t}
+	*s = shape{k: k, itemRunes: f.ItemRunes(k), t: t}
 	s.tr.Reason = reason
 	if k > 0 {
 		// The caller's clips of the first result.
@@ -773,26 +404,26 @@ func (f *fitter) sizeOf(k int, reason string) (*shape, error) {
 	}
 	// With a Tokenizer the count is not known before assembly: the limit's
 	// digits bound it.
-	return s, f.measure(s, f.limitTokens)
+	return s, f.measure(s, f.LimitTokens)
 }
 
 // search returns the largest k whose response fits the character ceiling
 // (and the token estimate without a Tokenizer), with its shape; -1 when not
 // even the envelope without items does.
 func (f *fitter) search() (int, *shape, error) {
-	if f.m == f.n {
-		s, err := f.sizeOf(f.n, "")
+	if f.M == f.N {
+		s, err := f.sizeOf(f.N, "")
 		switch {
 		case err != nil:
 			return 0, nil, err
-		case s.chars <= f.charCap:
-			return f.n, s, nil
-		case f.n == 0:
+		case s.chars <= f.CharCap:
+			return f.N, s, nil
+		case f.N == 0:
 			return -1, s, nil
 		}
 	}
-	// The whole page does not fit, or encoding stopped at m items whose
-	// characters alone are over the ceiling: fewer than m fit.
+	// The whole page does not fit, or encoding stopped at M items whose
+	// characters alone are over the ceiling: fewer than M fit.
 	//
 	// Cuts of the same page differ only in a few numbers (the kept count,
 	// the next offset, the range in the hint, ...), so their envelopes differ
@@ -802,23 +433,23 @@ func (f *fitter) search() (int, *shape, error) {
 	// decides how far down the search looks; every answer is measured
 	// exactly.
 	const slack = 96
-	s, err := f.sizeOf(f.m-1, f.capReason)
+	s, err := f.sizeOf(f.M-1, f.capReason)
 	if err != nil {
 		return 0, nil, err
 	}
-	head := s.chars - f.itemRunes(f.m-1) // the envelope without items
-	k := f.largestK(f.m-1, f.charCap-head+slack+f.cursorSlack(s.t))
+	head := s.chars - f.ItemRunes(f.M-1) // the envelope without items
+	k := f.LargestK(f.M-1, f.CharCap-head+slack+f.cursorSlack(s.t))
 	for k >= 0 {
 		if s, err = f.sizeOf(k, f.capReason); err != nil {
 			return 0, nil, err
 		}
-		if s.chars <= f.charCap {
+		if s.chars <= f.CharCap {
 			return k, s, nil
 		}
 		// A shorter prefix can fit only if its items are at least
 		// excess-slack characters shorter.
-		excess := s.chars - f.charCap
-		k = min(k-1, f.largestK(k-1, f.itemRunes(k)-excess+slack+f.cursorSlack(s.t)))
+		excess := s.chars - f.CharCap
+		k = min(k-1, f.LargestK(k-1, f.ItemRunes(k)-excess+slack+f.cursorSlack(s.t)))
 	}
 	return -1, s, nil
 }
@@ -867,25 +498,6 @@ func (f *fitter) cursorSlackTokens(t *tail) int64 {
 	return 3*e.Total() + int64(16+Estimator{}.CountTokens(f.call.CursorArg))*estimate.Milli
 }
 
-// largestK returns the largest k in [0, hi] whose items take at most runes
-// characters, or -1 when there is none.
-func (f *fitter) largestK(hi, runes int) int {
-	if hi < 0 || runes < 0 {
-		return -1
-	}
-	// itemRunes is strictly increasing in k, and 0 for k = 0.
-	lo, up := 0, hi
-	for lo < up {
-		mid := (lo + up + 1) / 2
-		if f.itemRunes(mid) <= runes {
-			lo = mid
-		} else {
-			up = mid - 1
-		}
-	}
-	return lo
-}
-
 // fit finds the cut, assembles the response and logs it.
 func (f *fitter) fit() (Fitted, error) {
 	k, s, err := f.search()
@@ -894,7 +506,7 @@ func (f *fitter) fit() (Fitted, error) {
 	}
 	var out []byte
 	switch {
-	case f.n == 0:
+	case f.N == 0:
 		if k == 0 {
 			out, err = f.assemble(s)
 		}
@@ -903,7 +515,7 @@ func (f *fitter) fit() (Fitted, error) {
 		}
 	case k > 0 && f.tok != nil:
 		out, s, err = f.fitTokens(k)
-	case k > 0 && f.est && !f.fits(s):
+	case k > 0 && f.Est && !f.fits(s):
 		out, s, err = f.fitEstimate(k, s)
 	case k > 0:
 		out, err = f.assemble(s)
@@ -944,29 +556,23 @@ func (f *fitter) fit() (Fitted, error) {
 // assembled JSON is counted and items are dropped from the end until it
 // fits. It returns nil bytes when no item fits.
 func (f *fitter) fitTokens(kc int) ([]byte, *shape, error) {
-	f.splitItems()
 	f.cumTok = make([]int, kc+1)
 	// Items are counted up to the first that takes them over the limit:
 	// no response holds it, nor the items after it.
 	top := 0
-	for top < kc && f.cumTok[top] <= f.limitTokens {
-		i := top
-		start := len(resultsOpen)
-		if i > 0 {
-			start = f.ends[i-1] + 1
-		}
-		n, err := f.countTokens(f.buf[start:f.ends[i]])
+	for top < kc && f.cumTok[top] <= f.LimitTokens {
+		n, err := f.countTokens(f.Item(top))
 		if err != nil {
 			return nil, nil, err
 		}
-		f.cumTok[i+1] = f.cumTok[i] + n
+		f.cumTok[top+1] = f.cumTok[top] + n
 		top++
 	}
 	reason := func(k int) string {
 		switch {
 		case k < kc:
 			return ReasonTokenLimit
-		case k < f.n:
+		case k < f.N:
 			return f.capReason
 		}
 		return ""
@@ -981,8 +587,8 @@ func (f *fitter) fitTokens(kc int) ([]byte, *shape, error) {
 		return nil, nil, err
 	}
 	k := top
-	if f.cumTok[k]+headTokens > f.limitTokens {
-		k = f.largestTokK(k-1, f.limitTokens-headTokens)
+	if f.cumTok[k]+headTokens > f.LimitTokens {
+		k = f.largestTokK(k-1, f.LimitTokens-headTokens)
 	}
 	for k > 0 {
 		if s, err = f.sizeOf(k, reason(k)); err != nil {
@@ -997,11 +603,11 @@ func (f *fitter) fitTokens(kc int) ([]byte, *shape, error) {
 		}
 		// Drop at least the excess, assuming the envelope keeps its count.
 		k2 := k - 1
-		if excess := s.tokens - f.limitTokens; excess > 0 {
+		if excess := s.tokens - f.LimitTokens; excess > 0 {
 			k2 = min(k2, f.largestTokK(k-1, f.cumTok[k]-excess))
 		}
 		if excess := s.chars - f.limitChars; excess > 0 {
-			k2 = min(k2, f.largestK(k-1, f.itemRunes(k)-excess))
+			k2 = min(k2, f.LargestK(k-1, f.ItemRunes(k)-excess))
 		}
 		k = k2
 	}
@@ -1016,7 +622,7 @@ func (f *fitter) fitTokens(kc int) ([]byte, *shape, error) {
 // returns nil bytes when no item fits.
 func (f *fitter) fitEstimate(kc int, s *shape) ([]byte, *shape, error) {
 	reason := ReasonTokenLimit
-	limit := int64(f.limitTokens) * estimate.Milli
+	limit := int64(f.LimitTokens) * estimate.Milli
 	_, tail := f.estimateTokens(s)
 	// With CursorAt, each cut carries its own cursor: a shorter one may
 	// leave room for more items.
@@ -1028,7 +634,7 @@ func (f *fitter) fitEstimate(kc int, s *shape) ([]byte, *shape, error) {
 		lo, hi := 0, k
 		for lo < hi {
 			mid := (lo + hi + 1) / 2
-			if e := f.snap(mid); e.Settled()+tail <= limit {
+			if e := f.Snap(mid); e.Settled()+tail <= limit {
 				lo = mid
 			} else {
 				hi = mid - 1
@@ -1094,17 +700,11 @@ func (f *fitter) largestTokK(hi, tokens int) int {
 // assemble writes the response s describes and recounts its characters as
 // a check. With a Tokenizer it counts the tokens too and writes the count.
 func (f *fitter) assemble(s *shape) ([]byte, error) {
-	var out []byte
-	switch {
-	case s.k == 0:
-		out = f.buf[:len(resultsOpen)]
-	default:
-		out = f.buf[:f.end(s.k-1)]
-	}
+	out := f.Prefix(s.k)
 	if s.clipped != nil || f.tok != nil {
 		// This response may be rejected (by the Tokenizer, or as too large
-		// for a clip) and another measured from buf: it must not overwrite
-		// the items there.
+		// for a clip) and another measured from the encoded items: it must
+		// not overwrite them.
 		f.out = append(f.out[:0], resultsOpen...)
 		if s.clipped != nil {
 			f.out = append(f.out, s.clipped...)
@@ -1186,7 +786,7 @@ func (f *fitter) keepLong(next Args) (Args, []string) {
 		if err == nil {
 			f.scratch = b
 		}
-		if err == nil && len(b) > MaxNextValue && (len(b) > f.limitChars/8 || f.argTokens(b) > f.limitTokens/8) {
+		if err == nil && len(b) > MaxNextValue && (len(b) > f.limitChars/8 || f.argTokens(b) > f.LimitTokens/8) {
 			keeps = append(keeps, a.Name)
 		}
 	}
@@ -1206,7 +806,7 @@ func (f *fitter) keepLong(next Args) (Args, []string) {
 // argTokens estimates the tokens of an argument's JSON, as the budget
 // estimates them; with a Tokenizer, by the Estimator, which errs high.
 func (f *fitter) argTokens(b []byte) int {
-	if f.est || f.tok != nil {
+	if f.Est || f.tok != nil {
 		return Estimator{}.CountTokens(string(b))
 	}
 	return f.b.estimateTokens(jsonenc.RuneCount(b))
@@ -1231,7 +831,7 @@ func appendStrings(b []byte, ss []string) []byte {
 
 func (f *fitter) tooSmall(s *shape, what string) error {
 	return fmt.Errorf("%w: %s needs %d characters (%d tokens), over the limit of %d characters (%d tokens)",
-		ErrInvalidBudget, what, s.chars, s.tokens, f.limitChars, f.limitTokens)
+		ErrInvalidBudget, what, s.chars, s.tokens, f.limitChars, f.LimitTokens)
 }
 
 // log reports the response to the Observer, and writes the warning of a

@@ -62,8 +62,8 @@ func TestFitStopsAtTokenLimit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if fd.Truncation.Reason != ReasonTokenLimit || f.m >= 200 || !f.tokensOverAt(f.m) || f.tokensOverAt(f.m-1) {
-			t.Errorf("%d kept, %d encoded of 200, reason %q; want the token limit's cut, encoding stopped after the first item over it", fd.Kept, f.m, fd.Truncation.Reason)
+		if fd.Truncation.Reason != ReasonTokenLimit || f.M >= 200 || !f.TokensOverAt(f.M) || f.TokensOverAt(f.M-1) {
+			t.Errorf("%d kept, %d encoded of 200, reason %q; want the token limit's cut, encoding stopped after the first item over it", fd.Kept, f.M, fd.Truncation.Reason)
 		}
 		f.release()
 	}

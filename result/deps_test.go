@@ -21,7 +21,7 @@ func TestDependencies(t *testing.T) {
 		switch dep {
 		case "github.com/boundedkit/bounded", "github.com/boundedkit/bounded/driver",
 			"github.com/boundedkit/bounded/internal/estimate", "github.com/boundedkit/bounded/internal/grapheme", "github.com/boundedkit/bounded/internal/jsonenc",
-			"github.com/boundedkit/bounded/internal/probe", "github.com/boundedkit/bounded/result", "github.com/boundedkit/bounded/internal/jtree":
+			"github.com/boundedkit/bounded/internal/probe", "github.com/boundedkit/bounded/internal/fitter", "github.com/boundedkit/bounded/result", "github.com/boundedkit/bounded/internal/jtree":
 		default:
 			t.Errorf("result imports %s", dep)
 		}

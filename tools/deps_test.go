@@ -21,7 +21,7 @@ func TestDependencies(t *testing.T) {
 		switch dep {
 		case "github.com/boundedkit/bounded", "github.com/boundedkit/bounded/driver", "github.com/boundedkit/bounded/ports", "github.com/boundedkit/bounded/tools", "github.com/boundedkit/bounded/toolargs",
 			"github.com/boundedkit/bounded/internal/estimate", "github.com/boundedkit/bounded/internal/grapheme", "github.com/boundedkit/bounded/internal/jsonenc",
-			"github.com/boundedkit/bounded/internal/probe", "github.com/google/jsonschema-go/jsonschema":
+			"github.com/boundedkit/bounded/internal/probe", "github.com/boundedkit/bounded/internal/fitter", "github.com/google/jsonschema-go/jsonschema":
 		default:
 			t.Errorf("tools imports %s", dep)
 		}
