@@ -277,7 +277,7 @@ func (s *swapReader) swap(msg []byte) []byte {
 	if _, call := s.calls.LoadAndDelete(string(id)); !call {
 		return msg
 	}
-	stand := s.h.hold(bytes.Clone(result))
+	stand := s.h.hold(result) // msg is not read again: feed starts the next one anew
 	out := make([]byte, 0, at+len(stand)+len(msg)-at-len(result))
 	return append(append(append(out, msg[:at]...), stand...), msg[at+len(result):]...)
 }
