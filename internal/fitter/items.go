@@ -44,11 +44,13 @@ type Items struct {
 	CharCap     int
 	LimitTokens int
 
-	// snaps[k] is the estimate of Open and the first k items when
-	// snapped[k]: known for each batch as it is read, and for other k as
-	// needed.
+	// When snapped[k], cum[k] is the runes of the first k items (their
+	// commas left out) and, with the Estimator, snaps[k] the estimate of
+	// Open and the first k items: known for each batch as it is read, and
+	// for other k as needed, each item read once for both.
 	snaps   []estimate.Estimate
 	snapped []bool
+	cum     []int
 	// sum adds up the runes of the items the compiled encoder writes, and
 	// sumRead those of the items read; summed says that sum has every
 	// rune of the items.
@@ -64,12 +66,9 @@ type Items struct {
 	ends    []int
 	batches []int
 	split   bool
-	// cum[k] is the runes of the first k items, k <= counted, counted one
-	// by one when needed; allRunes is those of buf[len(Open):allEnd], the
-	// first read items, counted as they are encoded, readAhead bytes at a
-	// time (with the Estimator, in the same reading as their estimate).
-	cum      []int
-	counted  int
+	// allRunes is the runes of buf[len(Open):allEnd], the first read
+	// items, counted as they are encoded, readAhead bytes at a time (with
+	// the Estimator, in the same reading as their estimate).
 	allRunes int
 	allEnd   int
 	read     int   // the items before allEnd
@@ -91,7 +90,7 @@ func (it *Items) Reset(n int, est bool, charCap, limitTokens int) {
 	it.N, it.M, it.Est, it.CharCap, it.LimitTokens = n, 0, est, charCap, limitTokens
 	it.sum, it.sumRead, it.summed = estimate.RuneSum{}, estimate.RuneSum{}, false
 	it.buf, it.batches, it.split = nil, it.batches[:0], true
-	it.counted, it.allRunes, it.allEnd, it.read = 0, 0, len(Open), 0
+	it.allRunes, it.allEnd, it.read = 0, len(Open), 0
 	it.w.b, it.w.written = it.w.b[:0], 0
 	it.w.items, it.w.most = n, 4*min(charCap, math.MaxInt/8)
 	if est {
@@ -111,10 +110,9 @@ func (it *Items) Reset(n int, est bool, charCap, limitTokens int) {
 	}
 	it.snaps, it.snapped = it.snaps[:n+1], it.snapped[:n+1]
 	clear(it.snapped)
+	it.snaps[0], it.snapped[0] = estimate.Estimate{}, true
 	if est {
-		it.snaps[0] = estimate.Estimate{}
 		it.snaps[0].AddString(Open)
-		it.snapped[0] = true
 	}
 }
 
@@ -258,10 +256,11 @@ func (it *Items) readEncoded() {
 			it.allRunes += e.AddBytes(it.buf[it.allEnd:end])
 		}
 		it.sumRead = it.sum
-		it.snaps[it.M], it.snapped[it.M] = e, true
+		it.snaps[it.M] = e
 	} else {
 		it.allRunes += jsonenc.RuneCount(it.buf[it.allEnd:end])
 	}
+	it.cum[it.M], it.snapped[it.M] = it.allRunes-(it.M-1), true
 	it.allEnd, it.read = end, it.M
 }
 
@@ -454,13 +453,22 @@ func (w *sliceWriter) grow(n, avg, rest int) {
 }
 
 // Snap returns the estimate of Open and the first k items (k <= M),
-// reading the items from the last k known before, one by one.
+// with the Estimator.
 func (it *Items) Snap(k int) estimate.Estimate {
+	it.readTo(k)
+	return it.snaps[k]
+}
+
+// readTo makes snapped[k] true, k <= M: it reads the M items encoded but
+// not yet read when k is M, or else the items from the last k known
+// before, one by one, counting their runes and with the Estimator
+// estimating them in the same reading.
+func (it *Items) readTo(k int) {
 	if k > 0 && k == it.M && it.allEnd < it.ends[k-1] {
 		it.readEncoded()
 	}
 	if it.snapped[k] {
-		return it.snaps[k]
+		return
 	}
 	i := k
 	for !it.snapped[i] {
@@ -468,11 +476,20 @@ func (it *Items) Snap(k int) estimate.Estimate {
 	}
 	it.splitItems()
 	for ; i < k; i++ {
-		e := it.snaps[i]
-		e.AddBytes(it.buf[it.itemStart(i):it.ends[i]])
-		it.snaps[i+1], it.snapped[i+1] = e, true
+		b := it.buf[it.itemStart(i):it.ends[i]]
+		var runes int
+		if it.Est {
+			e := it.snaps[i]
+			runes = e.AddBytes(b)
+			it.snaps[i+1] = e
+		} else {
+			runes = jsonenc.RuneCount(b)
+		}
+		if i > 0 {
+			runes-- // the comma before the item
+		}
+		it.cum[i+1], it.snapped[i+1] = it.cum[i]+runes, true
 	}
-	return it.snaps[k]
 }
 
 // itemStart is the offset in buf where the estimate of item i starts: the
@@ -515,26 +532,12 @@ func (it *Items) Prefix(k int) []byte {
 
 // ItemRunes is the rune count of the first k items and their commas,
 // k <= M: counted for all M items as they were encoded, or else item by
-// item.
+// item from the last k known before.
 func (it *Items) ItemRunes(k int) int {
-	switch {
-	case k == 0:
+	if k == 0 {
 		return 0
-	case k <= it.counted:
-		return it.cum[k] + k - 1
-	case k == it.M && it.allEnd <= it.ends[k-1]:
-		it.readEncoded()
-		return it.allRunes
 	}
-	it.splitItems()
-	for ; it.counted < k; it.counted++ {
-		i := it.counted
-		start := len(Open)
-		if i > 0 {
-			start = it.ends[i-1] + 1
-		}
-		it.cum[i+1] = it.cum[i] + jsonenc.RuneCount(it.buf[start:it.ends[i]])
-	}
+	it.readTo(k)
 	return it.cum[k] + k - 1
 }
 
