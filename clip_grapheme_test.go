@@ -1,12 +1,11 @@
 package bounded
 
 import (
-	"bufio"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/boundedkit/bounded/internal/grapheme/graphemetest"
 )
 
 // TestClipGraphemeBreakTest cuts every case of Unicode's
@@ -17,34 +16,14 @@ import (
 // against the same file.
 func TestClipGraphemeBreakTest(t *testing.T) {
 	path := filepath.Join("internal", "grapheme", "testdata", "GraphemeBreakTest.txt")
-	f, err := os.Open(path)
+	tests, _, err := graphemetest.Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
 	const tailLen = 2000 // removed counts of 4 digits: one marker length
 	cases := 0
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		line, _, _ := strings.Cut(sc.Text(), "#")
-		fields := strings.Fields(line)
-		if len(fields) == 0 {
-			continue
-		}
-		// ÷ cp (÷|×) cp ... ÷: marks and code points alternate.
-		var clusters []string
-		var cluster []rune
-		for i := 1; i+1 < len(fields); i += 2 {
-			cp, err := strconv.ParseUint(fields[i], 16, 32)
-			if err != nil {
-				t.Fatalf("%s:%d: %v", path, n, err)
-			}
-			cluster = append(cluster, rune(cp))
-			if fields[i+1] == "÷" {
-				clusters = append(clusters, string(cluster))
-				cluster = cluster[:0]
-			}
-		}
+	for _, tc := range tests {
+		n, clusters := tc.Line, tc.Clusters
 		cases++
 		s := strings.Join(clusters, "")
 		text := "\x01" + s + "\x01" + strings.Repeat("y", tailLen)
@@ -62,9 +41,6 @@ func TestClipGraphemeBreakTest(t *testing.T) {
 				t.Errorf("line %d: Clip to %d runes kept %q, want %q", n, limit, strings.TrimSuffix(got, got[strings.Index(got, clipMarkerOpen):]), kept)
 			}
 		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
 	}
 	if cases < 600 { // 602 in Unicode 15.0.0: the file was cut short
 		t.Fatalf("%d test lines, want 600 or more", cases)

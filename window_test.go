@@ -9,7 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/boundedkit/bounded/internal/grapheme"
+	"github.com/boundedkit/bounded/internal/grapheme/graphemetest"
 )
 
 func TestWindowNormalize(t *testing.T) {
@@ -303,30 +303,12 @@ func TestGraphemeClusters(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := splitGraphemes(strings.Join(tt.in, ""))
+			got := graphemetest.Split(strings.Join(tt.in, ""))
 			if !slices.Equal(got, tt.in) {
 				t.Errorf("%s: got %q, want %q", tt.name, got, tt.in)
 			}
 		})
 	}
-}
-
-// splitGraphemes splits s into extended grapheme clusters using the scanner
-// Clip uses.
-func splitGraphemes(s string) []string {
-	var g grapheme.Scanner
-	var out []string
-	start := 0
-	for i, r := range s {
-		if g.Next(r) && i > 0 {
-			out = append(out, s[start:i])
-			start = i
-		}
-	}
-	if start < len(s) {
-		out = append(out, s[start:])
-	}
-	return out
 }
 
 func TestClip(t *testing.T) {

@@ -1,0 +1,5 @@
+package grapheme
+
+// UnicodeVersion is the version of the property table, for the external
+// tests.
+const UnicodeVersion = unicodeVersion
