@@ -314,8 +314,16 @@ func decodeResult(raw []byte) (*mcp.CallToolResult, error) {
 func decodeAny(raw []byte) (*mcp.CallToolResult, error) {
 	var structured []byte
 	if bytes.Contains(raw, []byte(`"structuredContent"`)) {
-		if start, end, ok := memberValue(raw, "structuredContent"); ok {
-			structured = raw[start:end:end]
+		start := -1
+		members(raw, func(key string, v []byte) bool {
+			if key == "structuredContent" {
+				start, structured = cap(raw)-cap(v), v[:len(v):len(v)]
+				return false
+			}
+			return true
+		})
+		if start >= 0 {
+			end := start + len(structured)
 			raw = append(append(append([]byte(nil), raw[:start]...), "null"...), raw[end:]...)
 		}
 	}
@@ -563,34 +571,6 @@ type passedResult struct {
 }
 
 func (r passedResult) MarshalJSON() ([]byte, error) { return r.whole, nil }
-
-// memberValue returns where the value of the top-level member key of
-// the JSON object b starts and ends.
-func memberValue(b []byte, key string) (start, end int, ok bool) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return 0, 0, false
-	}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return 0, 0, false
-		}
-		name, _ := t.(string)
-		from := int(dec.InputOffset())
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return 0, 0, false
-		}
-		if name == key {
-			// Past the colon and any space before the value.
-			rest := b[from:]
-			skip := len(rest) - len(bytes.TrimLeft(rest, " \t\r\n:"))
-			return from + skip, int(dec.InputOffset()), true
-		}
-	}
-	return 0, 0, false
-}
 
 // splicePrefix opens the stand-in a result passed whole is encoded as
 // when the client's connection splices ([splicer]).

@@ -309,3 +309,17 @@ func TestIDKey(t *testing.T) {
 		t.Errorf("keys %s, %s", idKey(n), idKey(s))
 	}
 }
+
+// TestDecodeAny: a result decodeTexts leaves to encoding/json keeps its
+// structured content as it came.
+func TestDecodeAny(t *testing.T) {
+	raw := `{"content":[{"type":"image","data":"AA==","mimeType":"image/png"}], "structuredContent" : {"n":2.50,"s":"\u00e9"},"isError":false}`
+	res, err := decodeResult([]byte(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, ok := res.StructuredContent.(json.RawMessage)
+	if _, img := res.Content[0].(*mcp.ImageContent); !ok || string(sc) != `{"n":2.50,"s":"\u00e9"}` || !img {
+		t.Errorf("decoded %#v, structured %s", res, res.StructuredContent)
+	}
+}
