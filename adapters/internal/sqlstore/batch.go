@@ -10,6 +10,7 @@ import (
 	"github.com/boundedkit/bounded"
 	"github.com/boundedkit/bounded/ports"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 )
 
 // The batched hierarchy reads answer for a whole page of nodes in one
@@ -84,7 +85,7 @@ func (s *Store) DescendantsOf(ctx context.Context, ids []string, maxDepth, perNo
 	if err := ctx.Err(); err != nil {
 		return ports.Batch[ports.Descendant]{}, err
 	}
-	q := "WITH " + batchRoots + ",\n\t" + s.descendantsRanked("ranked", maxDepth) + "\n\t" + s.batchSelect()
+	q := "WITH " + batchRoots + ",\n\t" + s.descendantsRanked("ranked", maxDepth, true) + "\n\t" + s.batchSelect()
 	return batchQuery(ctx, s, ids, perNote, q, []any{bun.List(ports.Distinct(ids)), max(perNote, 1)},
 		func(ref ports.NoteRef, depth int) ports.Descendant {
 			return ports.Descendant{NoteRef: ref, Depth: depth}
@@ -94,8 +95,24 @@ func (s *Store) DescendantsOf(ctx context.Context, ids []string, maxDepth, perNo
 // descendantsRanked is the CTEs of the descendants of the roots down to
 // maxDepth levels, the last named name, ranked per root in
 // DescendantsOf's order. They read the CTE roots and take no argument.
-// They read the nodes alone, as parentsRanked does.
-func (s *Store) descendantsRanked(name string, maxDepth int) string {
+// They read the nodes alone, as parentsRanked does. With total, each row
+// holds its root's total; without, the caller counts them.
+//
+// One level is the roots' children, ranked as their edges are read: no
+// node is reached twice, so the walk's GROUP BY, a sort of every child,
+// is left out.
+func (s *Store) descendantsRanked(name string, maxDepth int, total bool) string {
+	count := ""
+	if total {
+		count = ",\n\t\t\tCOUNT(*) OVER (PARTITION BY b.root) AS total"
+	}
+	if maxDepth == 1 {
+		return name + ` AS (
+		SELECT b.root AS root, t.id AS id, t.title AS title, t.is_note AS is_note, 1 AS depth,
+			ROW_NUMBER() OVER (PARTITION BY b.root ORDER BY t.title, t.id) AS rn` + count + `
+		FROM (SELECT r.id AS root, p.note_id AS id FROM roots r ` + s.childJoin("r") + ` WHERE p.note_id <> r.id) b ` + s.nodeJoin("b.id") + `
+	)`
+	}
 	var b strings.Builder
 	b.WriteString("lvl1(root, id) AS (SELECT r.id, p.note_id FROM roots r " + s.childJoin("r") + ")")
 	walk := "SELECT root, id, 1 AS depth FROM lvl1"
@@ -108,8 +125,7 @@ func (s *Store) descendantsRanked(name string, maxDepth int) string {
 	best AS (SELECT root, id, MIN(depth) AS depth FROM walk WHERE id <> root GROUP BY root, id),
 	` + name + ` AS (
 		SELECT b.root AS root, t.id AS id, t.title AS title, t.is_note AS is_note, b.depth AS depth,
-			ROW_NUMBER() OVER (PARTITION BY b.root ORDER BY b.depth, t.title, t.id) AS rn,
-			COUNT(*) OVER (PARTITION BY b.root) AS total
+			ROW_NUMBER() OVER (PARTITION BY b.root ORDER BY b.depth, t.title, t.id) AS rn` + count + `
 		FROM best b ` + s.nodeJoin("b.id") + `
 	)`)
 	return b.String()
@@ -281,29 +297,38 @@ func (s *Store) ContextOf(ctx context.Context, ids []string, q ports.ContextQuer
 	}
 	list := bun.List(ports.Distinct(ids))
 	with := []string{batchRoots}
+	// One level of children is counted by the roots, once each, from the
+	// edges' index: cheaper than a COUNT window over the children.
+	childTotal := "k.total"
+	if q.ChildLevels == 1 {
+		with[0] = "roots(id, children) " + s.materialized() + " (SELECT x.id, (SELECT COUNT(*) FROM bounded_note_parents c" +
+			" WHERE c.parent_id = x.id AND c.note_id <> x.id) FROM bounded_note_nodes x WHERE x.id IN (?))"
+		childTotal = "roots.children"
+	}
 	args := []any{list}
 	// The heads' columns are read only when asked for.
 	heads, noteCols := "NULL, NULL", "tags, updated_at"
 	if q.HeadLines > 0 {
 		heads, noteCols = "n.created_at, n.content", "tags, updated_at, created_at, content"
 	}
-	// A list's rows: kind 0 for parents, 1 for descendants.
-	arm := func(kind int, ranked string) string {
-		return fmt.Sprintf("SELECT %d AS kind, roots.id AS root, k.total AS total, k.id AS id, k.title AS title, n.tags AS tags,"+
+	// A list's rows: kind 0 for parents, 1 for descendants. The lists are
+	// cut before they are joined to the roots.
+	arm := func(kind int, ranked, total string) string {
+		return fmt.Sprintf("SELECT %d AS kind, roots.id AS root, %s AS total, k.id AS id, k.title AS title, n.tags AS tags,"+
 			" n.updated_at AS updated_at, k.is_note AS is_note, k.depth AS depth, k.rn AS rn, %s FROM roots"+
-			" LEFT JOIN %s k ON k.root = roots.id AND k.rn <= ? %s", kind, heads, ranked, s.noteJoin("k.id", noteCols))
+			" LEFT JOIN (SELECT * FROM %s WHERE rn <= ?) k ON k.root = roots.id %s", kind, total, heads, ranked, s.noteJoin("k.id", noteCols))
 	}
 	var arms []string
 	var armArgs []any
 	if q.Parents {
 		with = append(with, s.parentsRanked("pr"))
 		args = append(args, list)
-		arms = append(arms, arm(0, "pr"))
+		arms = append(arms, arm(0, "pr", "k.total"))
 		armArgs = append(armArgs, max(q.ParentsPerNote, 1))
 	}
 	if q.ChildLevels > 0 {
-		with = append(with, s.descendantsRanked("cr", q.ChildLevels))
-		arms = append(arms, arm(1, "cr"))
+		with = append(with, s.descendantsRanked("cr", q.ChildLevels, q.ChildLevels > 1))
+		arms = append(arms, arm(1, "cr", childTotal))
 		armArgs = append(armArgs, max(q.ChildrenPerNote, 1))
 	}
 	stmt := "WITH " + strings.Join(with, ",\n\t") + "\n" + strings.Join(arms, "\nUNION ALL ") + "\nORDER BY kind, root, rn"
@@ -350,4 +375,14 @@ func (s *Store) ContextOf(ctx context.Context, ids []string, q ports.ContextQuer
 		out.Children = children.batch(ids)
 	}
 	return out, nil
+}
+
+// materialized is the keyword of a CTE evaluated once however often the
+// statement reads it: AS MATERIALIZED on SQLite and Postgres (SQLite
+// expands a CTE at each reference otherwise); MySQL has no such keyword.
+func (s *Store) materialized() string {
+	if s.db.Dialect().Name() == dialect.MySQL {
+		return "AS"
+	}
+	return "AS MATERIALIZED"
 }
