@@ -118,6 +118,9 @@ func New(ctx context.Context, db bun.IDB, opts ...Option) (*Store, error) {
 	for _, o := range opts {
 		o(&d)
 	}
+	if b, ok := db.(*bun.DB); ok {
+		_, d.BindArgs = b.DB.Driver().(cachingDriver)
+	}
 	s, err := sqlstore.New(ctx, db, d)
 	if err != nil {
 		return nil, err
@@ -141,11 +144,16 @@ func New(ctx context.Context, db bun.IDB, opts ...Option) (*Store, error) {
 // many concurrent readers, Open the file again, raise that second pool
 // (db.SetMaxOpenConns) and read through its store; keep writes on the
 // first.
+//
+// Each connection keeps the statements the store writes by hand (a note's
+// context, for one) prepared, up to 64, the least recently used closed
+// first: their text is the same on every call, their arguments bound. A
+// store that [New] makes on a database opened otherwise formats the
+// arguments into the text, and SQLite prepares each statement on each
+// call. sql.Conn.Raw gives a connection whose Unwrap method returns the
+// driver's own.
 func Open(ctx context.Context, path string, opts ...Option) (*Store, *bun.DB, error) {
-	sqldb, err := sql.Open(sqliteshim.ShimName, dsn(path))
-	if err != nil {
-		return nil, nil, fmt.Errorf("sqlite: open %s: %w", path, err)
-	}
+	sqldb := sql.OpenDB(connector{d: sqliteshim.Driver(), dsn: dsn(path)})
 	sqldb.SetMaxOpenConns(1)
 	db := bun.NewDB(sqldb, sqlitedialect.New())
 	if err := db.PingContext(ctx); err != nil {

@@ -40,23 +40,23 @@ func (s *Store) ParentsOf(ctx context.Context, ids []string, perNote int) (ports
 	if err := ctx.Err(); err != nil {
 		return ports.Batch[ports.NoteRef]{}, err
 	}
-	q := "WITH " + batchRoots + ",\n\t" + s.parentsRanked("ranked") + "\n\t" + s.batchSelect()
+	q := "WITH " + batchRoots + ",\n\t" + s.parentsRanked("ranked", "(?)") + "\n\t" + s.batchSelect()
 	list := bun.List(ports.Distinct(ids))
 	return batchQuery(ctx, s, ids, perNote, q, []any{list, list, max(perNote, 1)},
 		func(ref ports.NoteRef, _ int) ports.NoteRef { return ref })
 }
 
 // parentsRanked is the CTE name of the parents of the roots, ranked per
-// root in ParentsOf's order; its one argument is the ids' list. It reads
+// root in ParentsOf's order, of the ids' list written for IN. It reads
 // the nodes alone: the notes' rows are read after the cut
 // ([Store.noteJoin]).
-func (s *Store) parentsRanked(name string) string {
+func (s *Store) parentsRanked(name, list string) string {
 	return name + ` AS (
 		SELECT r.note_id AS root, t.id AS id, t.title AS title, t.is_note AS is_note, 0 AS depth,
 			ROW_NUMBER() OVER (PARTITION BY r.note_id ORDER BY t.title, t.id) AS rn,
 			COUNT(*) OVER (PARTITION BY r.note_id) AS total
 		FROM bounded_note_parents r ` + s.nodeJoin("r.parent_id") + `
-		WHERE r.note_id IN (?)
+		WHERE r.note_id IN ` + list + `
 	)`
 }
 
@@ -295,17 +295,21 @@ func (s *Store) ContextOf(ctx context.Context, ids []string, q ports.ContextQuer
 	if !q.Parents && q.ChildLevels == 0 {
 		return ports.NoteContext{}, nil
 	}
-	list := bun.List(ports.Distinct(ids))
-	with := []string{batchRoots}
+	// With bound arguments the statement's text depends only on q's
+	// shape, so that the driver prepares it once.
+	a := &args{bind: s.d.BindArgs}
+	list := ports.Distinct(ids)
+	in := a.list(list)
+	roots := "roots(id) AS (SELECT id FROM bounded_note_nodes WHERE id IN " + in + ")"
 	// One level of children is counted by the roots, once each, from the
 	// edges' index: cheaper than a COUNT window over the children.
 	childTotal := "k.total"
 	if q.ChildLevels == 1 {
-		with[0] = "roots(id, children) " + s.materialized() + " (SELECT x.id, (SELECT COUNT(*) FROM bounded_note_parents c" +
-			" WHERE c.parent_id = x.id AND c.note_id <> x.id) FROM bounded_note_nodes x WHERE x.id IN (?))"
+		roots = "roots(id, children) " + s.materialized() + " (SELECT x.id, (SELECT COUNT(*) FROM bounded_note_parents c" +
+			" WHERE c.parent_id = x.id AND c.note_id <> x.id) FROM bounded_note_nodes x WHERE x.id IN " + in + ")"
 		childTotal = "roots.children"
 	}
-	args := []any{list}
+	with := []string{roots}
 	// The heads' columns are read only when asked for.
 	heads, noteCols := "NULL, NULL", "tags, updated_at"
 	if q.HeadLines > 0 {
@@ -313,33 +317,32 @@ func (s *Store) ContextOf(ctx context.Context, ids []string, q ports.ContextQuer
 	}
 	// A list's rows: kind 0 for parents, 1 for descendants. The lists are
 	// cut before they are joined to the roots.
-	arm := func(kind int, ranked, total string) string {
+	arm := func(kind int, ranked, total string, limit int) string {
 		return fmt.Sprintf("SELECT %d AS kind, roots.id AS root, %s AS total, k.id AS id, k.title AS title, n.tags AS tags,"+
 			" n.updated_at AS updated_at, k.is_note AS is_note, k.depth AS depth, k.rn AS rn, %s FROM roots"+
-			" LEFT JOIN (SELECT * FROM %s WHERE rn <= ?) k ON k.root = roots.id %s", kind, total, heads, ranked, s.noteJoin("k.id", noteCols))
+			" LEFT JOIN (SELECT * FROM %s WHERE rn <= %s) k ON k.root = roots.id %s", kind, total, heads, ranked, a.value(max(limit, 1)), s.noteJoin("k.id", noteCols))
 	}
 	var arms []string
-	var armArgs []any
 	if q.Parents {
-		with = append(with, s.parentsRanked("pr"))
-		args = append(args, list)
-		arms = append(arms, arm(0, "pr", "k.total"))
-		armArgs = append(armArgs, max(q.ParentsPerNote, 1))
+		with = append(with, s.parentsRanked("pr", a.list(list)))
 	}
 	if q.ChildLevels > 0 {
 		with = append(with, s.descendantsRanked("cr", q.ChildLevels, q.ChildLevels > 1))
-		arms = append(arms, arm(1, "cr", childTotal))
-		armArgs = append(armArgs, max(q.ChildrenPerNote, 1))
+	}
+	if q.Parents {
+		arms = append(arms, arm(0, "pr", "k.total", q.ParentsPerNote))
+	}
+	if q.ChildLevels > 0 {
+		arms = append(arms, arm(1, "cr", childTotal, q.ChildrenPerNote))
 	}
 	stmt := "WITH " + strings.Join(with, ",\n\t") + "\n" + strings.Join(arms, "\nUNION ALL ") + "\nORDER BY kind, root, rn"
-	args = append(args, armArgs...)
 	parents := newBatchLists(q.ParentsPerNote, func(ref ports.NoteRef, _ int) ports.NoteRef { return ref })
 	children := newBatchLists(q.ChildrenPerNote, func(ref ports.NoteRef, depth int) ports.Descendant {
 		return ports.Descendant{NoteRef: ref, Depth: depth}
 	})
 	var out ports.NoteContext
 	seen := make(map[string]bool)
-	err := s.query(ctx, stmt, args, func(rows *sql.Rows) error {
+	err := s.queryArgs(ctx, stmt, a, func(rows *sql.Rows) error {
 		var kind, total, isNote, depth, rn int64
 		var root string
 		var r noteRow

@@ -108,6 +108,11 @@ type Dialect struct {
 	// again, for as long as its context lasts ([Store.untilFree]). nil:
 	// no error is retried.
 	Busy func(err error) bool
+	// BindArgs says the database's driver reads the arguments of a
+	// statement from its context ([WithBound]) and keeps it prepared
+	// (SQLite opened by its adapter's Open): the hand-written statements
+	// then bind their arguments instead of having bun format them in.
+	BindArgs bool
 	// Float8 wraps a SQL expression of type real (float4) so that it is
 	// scanned as an exact float64; "" leaves it as it is. Postgres:
 	// "(%s)::float8", because a float4 printed as text and parsed as a
