@@ -84,3 +84,13 @@ func (s *Store) queryArgs(ctx context.Context, query string, a *args, scan func(
 	}
 	return s.query(ctx, query, a.bun, scan)
 }
+
+// queryRowArgs runs query, written with a's placeholders, and scans its
+// first row into dest, as database/sql's QueryRowContext does
+// ([sql.ErrNoRows] when there is none).
+func (s *Store) queryRowArgs(ctx context.Context, query string, a *args, dest ...any) error {
+	if a.bind {
+		return s.db.QueryRowContext(WithBound(ctx, &Bound{Query: query, Args: a.named}), query).Scan(dest...)
+	}
+	return s.db.QueryRowContext(ctx, query, a.bun...).Scan(dest...)
+}

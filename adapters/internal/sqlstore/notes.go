@@ -175,9 +175,9 @@ func (s *Store) GetNote(ctx context.Context, id string, w bounded.Window) (ports
 		return ports.NoteContent{}, err
 	}
 	var r noteRow
-	err := s.db.QueryRowContext(ctx,
-		"SELECT id, title, tags, created_at, updated_at, content FROM bounded_notes WHERE id = ?", id,
-	).Scan(&r.id, &r.title, &r.tags, &r.created, &r.updated, &r.content)
+	a := &args{bind: s.d.BindArgs}
+	err := s.queryRowArgs(ctx, "SELECT id, title, tags, created_at, updated_at, content FROM bounded_notes WHERE id = "+a.value(id), a,
+		&r.id, &r.title, &r.tags, &r.created, &r.updated, &r.content)
 	if isNoRows(err) {
 		return ports.NoteContent{}, notFound("note", id)
 	}

@@ -261,12 +261,14 @@ func densityRows(req driver.Request) int { return (pageRows(req) + 1) / 2 }
 func (s *Store) densityProbe(ctx context.Context, q string, req driver.Request) (noteSearch, bool, error) {
 	want := densityRows(req)
 	var found, titles int
-	err := s.db.QueryRowContext(ctx, "SELECT d.n, CASE WHEN d.n >= ? THEN"+
-		" (SELECT count(*) FROM (SELECT 1 FROM bounded_note_titles_fts WHERE bounded_note_titles_fts MATCH ? LIMIT ?) AS t)"+
-		" ELSE 0 END FROM (SELECT count(*) AS n FROM (SELECT 1 FROM"+
-		" (SELECT n.title_fold AS t, n.content_fold AS c FROM bounded_notes AS n ORDER BY n.updated_at DESC, n.id LIMIT ?) AS w"+
-		" WHERE "+s.d.Instr+"(w.t, ?) > 0 OR "+s.d.Instr+"(w.c, ?) > 0 LIMIT ?) AS m) AS d",
-		want, ftsPhrase(q), maxPagedIndexCandidates+1, densityNotes(req), q, q, want).Scan(&found, &titles)
+	a := &args{bind: s.d.BindArgs}
+	query := "SELECT d.n, CASE WHEN d.n >= " + a.value(want) + " THEN" +
+		" (SELECT count(*) FROM (SELECT 1 FROM bounded_note_titles_fts WHERE bounded_note_titles_fts MATCH " + a.value(ftsPhrase(q)) +
+		" LIMIT " + a.value(maxPagedIndexCandidates+1) + ") AS t)" +
+		" ELSE 0 END FROM (SELECT count(*) AS n FROM (SELECT 1 FROM" +
+		" (SELECT n.title_fold AS t, n.content_fold AS c FROM bounded_notes AS n ORDER BY n.updated_at DESC, n.id LIMIT " + a.value(densityNotes(req)) + ") AS w" +
+		" WHERE " + s.d.Instr + "(w.t, " + a.value(q) + ") > 0 OR " + s.d.Instr + "(w.c, " + a.value(q) + ") > 0 LIMIT " + a.value(want) + ") AS m) AS d"
+	err := s.queryRowArgs(ctx, query, a, &found, &titles)
 	if err != nil {
 		return 0, false, s.wrapCtx(ctx, err)
 	}
