@@ -296,18 +296,27 @@ func (s *Store) searchNotesQuery(q string, how noteSearch, titled bool, req driv
 	in := func(col string) string { return s.d.Instr + "(" + col + ", ?) > 0" }
 	where := "(" + in("n.title_fold") + " OR " + in("n.content_fold") + ")"
 	args := []any{q, q}
-	var with []cte
-	if how == searchIndexed || how == searchWalk && s.d.NoteIndex == NoteIndexTrigramGIN {
-		switch s.d.NoteIndex {
-		case NoteIndexFTS5:
-			with = []cte{{"note_cands", s.db.NewRaw("SELECT i.id FROM bounded_notes_fts f JOIN bounded_note_fts_ids i ON i.rid = f.rowid"+
-				" WHERE bounded_notes_fts MATCH ?", ftsPhrase(q))}}
-			where = "n.id IN (SELECT id FROM note_cands) AND " + where
-		case NoteIndexTrigramGIN:
-			pattern := "%" + likeEscape.Replace(prefixRunes(q, indexPrefixRunes)) + "%"
-			where = "(n.title_fold LIKE ? OR n.content_fold LIKE ?) AND " + where
-			args = append([]any{pattern, pattern}, args...)
+	keys := []key{{inner: "m.rnk", outer: "p.rnk", num: true}, {inner: "m.updated_at", outer: "p.updated_at", desc: true, num: true},
+		{inner: "m.id", outer: "p.id"}}
+	if how == searchIndexed && s.d.NoteIndex == NoteIndexFTS5 {
+		// The index's candidates that match, each note's text searched
+		// once for the count and the page.
+		matches := s.db.NewRaw("SELECT "+noteRefCols+", CASE WHEN "+in("n.title_fold")+" THEN 0 ELSE 1 END AS rnk FROM bounded_notes AS n"+
+			" WHERE n.id IN (SELECT i.id FROM bounded_notes_fts f JOIN bounded_note_fts_ids i ON i.rid = f.rowid"+
+			" WHERE bounded_notes_fts MATCH ?) AND "+where, append([]any{q, ftsPhrase(q)}, args...)...)
+		return paged{
+			with: []cte{{"note_matches", matches}}, materialized: true,
+			count: s.db.NewSelect().TableExpr("note_matches AS m"),
+			page: func(c clauses) *bun.SelectQuery {
+				return c.apply(s.db.NewSelect().ColumnExpr("*").TableExpr("note_matches AS m"))
+			},
+			keys: keys,
 		}
+	}
+	if (how == searchIndexed || how == searchWalk) && s.d.NoteIndex == NoteIndexTrigramGIN {
+		pattern := "%" + likeEscape.Replace(prefixRunes(q, indexPrefixRunes)) + "%"
+		where = "(n.title_fold LIKE ? OR n.content_fold LIKE ?) AND " + where
+		args = append([]any{pattern, pattern}, args...)
 	}
 	count := s.from("bounded_notes AS n", where, args...)
 	if how == searchWalk && s.d.NoteIndex == NoteIndexFTS5 && req.Count == bounded.CountCapped {
@@ -370,12 +379,9 @@ func (s *Store) searchNotesQuery(q string, how noteSearch, titled bool, req driv
 		}
 	}
 	return paged{
-		// The index's candidates, read once for the count and the page.
-		with: with, materialized: with != nil,
 		count: count,
 		page:  page,
-		keys: []key{{inner: "m.rnk", outer: "p.rnk", num: true}, {inner: "m.updated_at", outer: "p.updated_at", desc: true, num: true},
-			{inner: "m.id", outer: "p.id"}},
+		keys:  keys,
 	}
 }
 
