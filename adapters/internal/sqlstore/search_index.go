@@ -378,10 +378,16 @@ func (s *Store) searchNotesQuery(q string, how noteSearch, titled bool, req driv
 			return c.apply(s.db.NewSelect().ColumnExpr("*").TableExpr("(?) AS m", union))
 		}
 	}
+	var counted *bun.SelectQuery
+	if s.d.NoteIndex == NoteIndexTrigramGIN {
+		// The index's candidates are read once when they are few.
+		counted = s.from("bounded_notes AS n", where, args...).ColumnExpr(noteRefCols+", CASE WHEN "+in("n.title_fold")+" THEN 0 ELSE 1 END AS rnk", q)
+	}
 	return paged{
-		count: count,
-		page:  page,
-		keys:  keys,
+		counted: counted,
+		count:   count,
+		page:    page,
+		keys:    keys,
 	}
 }
 

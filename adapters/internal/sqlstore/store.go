@@ -121,6 +121,13 @@ type paged struct {
 	deferred func(c clauses) *bun.SelectQuery
 	// keys are the sort keys, ending with the unique id.
 	keys []key
+	// counted, when set, selects the rows count does with the columns
+	// of the page's rows, in no order. A statement with a count then
+	// reads them once, up to the cap, into a materialized CTE the total
+	// counts; the page is read from there when it holds every row (under
+	// the cap, or an exact count), and by page only past the cap: a
+	// costly filter is not run twice when the rows are few.
+	counted *bun.SelectQuery
 }
 
 // cte is a common table expression named name.
@@ -265,9 +272,25 @@ func (s *Store) run(ctx context.Context, q paged, req driver.Request, scan func(
 		for _, e := range q.extra {
 			counts = counts.ColumnExpr(e.expr, e.args...)
 		}
+		pageQ := page(c)
+		if q.counted != nil && req.Count != bounded.CountNone && len(q.extra) == 0 {
+			rows := q.counted.Clone()
+			if req.Count == bounded.CountCapped {
+				rows = rows.Limit(int64(req.CountCap) + 1)
+			}
+			q.with = append(slices.Clip(q.with), cte{"counted_rows", rows})
+			q.materialized = true
+			counts = s.db.NewSelect().ColumnExpr("(SELECT count(*) FROM counted_rows) AS total")
+			pageQ = c.apply(s.db.NewSelect().ColumnExpr("*").TableExpr("counted_rows AS m"))
+			if req.Count == bounded.CountCapped {
+				under := fmt.Sprintf("(SELECT count(*) FROM counted_rows) <= %d", req.CountCap)
+				pageQ = s.db.NewSelect().ColumnExpr("*").TableExpr("(?) AS s0", pageQ).Where(under).
+					UnionAll(s.db.NewSelect().ColumnExpr("*").TableExpr("(?) AS s1", page(c)).Where("NOT " + under))
+			}
+		}
 		order, oargs := s.orderBy(q.keys, true, backward)
 		stmt = s.db.NewSelect().ColumnExpr("c.*, p.*").TableExpr("(?) AS c", counts).
-			Join("LEFT JOIN (?) AS p ON TRUE", page(c)).OrderExpr(order, oargs...)
+			Join("LEFT JOIN (?) AS p ON TRUE", pageQ).OrderExpr(order, oargs...)
 	}
 	for _, w := range q.with {
 		wq := bun.NewWithQuery(w.name, w.q)
