@@ -1,8 +1,11 @@
 package bounded
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -128,5 +131,63 @@ func BenchmarkEstimatorKinds(b *testing.B) {
 				Estimator{}.CountTokens(k.text)
 			}
 		})
+	}
+}
+
+// TestFitTokenCutAtEveryItem fits a page of mixed text (English, CJK,
+// emoji, code to escape) under token limits a few tokens apart, so that
+// the cut falls after each item in turn, and at each one checks the
+// response, that no longer prefix fits, and that the compiled encoder and
+// encoding/json, whose items are read in other groups, write it alike.
+func TestFitTokenCutAtEveryItem(t *testing.T) {
+	type slow struct {
+		doc
+		M map[string]int `json:"m,omitempty"`
+	}
+	pieces := []string{"The quick brown fox ", "日本語のテキスト。", "👩‍👩‍👧 ", "if err != nil {\n\treturn \"err\"\n}\n", "Grüße, ", "x"}
+	r := rand.New(rand.NewPCG(7, 8))
+	const n = 40
+	items := make([]doc, n)
+	slows := make([]slow, n)
+	for i := range items {
+		var b strings.Builder
+		for size := 20 + r.IntN(900); b.Len() < size; {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		items[i] = doc{ID: i, Title: fmt.Sprintf("item %d", i), Content: b.String(), Score: 1 - float64(i)/n}
+		slows[i] = slow{doc: items[i]}
+	}
+	in := FitInput[doc]{Page: pageOf(items, 0, n, 200), Call: searchCall}
+	inSlow := FitInput[slow]{Page: pageOf(slows, 0, n, 200), Call: searchCall}
+	all, err := Fit(Budget{MaxChars: 1_000_000, Margin: 1}, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := make([]bool, n+1)
+	for limit := 100; limit <= all.Truncation.EstimatedTokens; limit += 9 {
+		b := Budget{MaxChars: 1_000_000, MaxTokens: limit, Margin: 1, Logger: quiet}
+		fd, err := Fit(b, in)
+		if errors.Is(err, ErrInvalidBudget) {
+			continue // the envelope and a clipped first item do not fit
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := fmt.Sprintf("limit %d", limit)
+		checkFitted(t, name, b, in, fd)
+		checkMaximal(t, name, b, in, fd)
+		fs, err := Fit(b, inSlow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(fd.JSON, fs.JSON) {
+			t.Fatalf("%s: the compiled encoder and encoding/json cut differently: %s", name, diffText(string(fs.JSON), string(fd.JSON)))
+		}
+		seen[fd.Kept] = true
+	}
+	for k := 1; k < n; k++ {
+		if !seen[k] {
+			t.Errorf("no limit kept %d items: the limits step over a cut", k)
+		}
 	}
 }

@@ -440,8 +440,11 @@ func (f *fitter) search() (int, *shape, error) {
 	head := s.chars - f.ItemRunes(f.M-1) // the envelope without items
 	k := f.LargestK(f.M-1, f.CharCap-head+slack+f.cursorSlack(s.t))
 	for k >= 0 {
-		if s, err = f.sizeOf(k, f.capReason); err != nil {
-			return 0, nil, err
+		// s, the cut at M-1, is measured already.
+		if k != s.k {
+			if s, err = f.sizeOf(k, f.capReason); err != nil {
+				return 0, nil, err
+			}
 		}
 		if s.chars <= f.CharCap {
 			return k, s, nil
@@ -631,15 +634,7 @@ func (f *fitter) fitEstimate(kc int, s *shape) ([]byte, *shape, error) {
 	var fit *shape
 	for k > 0 {
 		// The largest prefix whose items leave room for the tail.
-		lo, hi := 0, k
-		for lo < hi {
-			mid := (lo + hi + 1) / 2
-			if e := f.Snap(mid); e.Settled()+tail <= limit {
-				lo = mid
-			} else {
-				hi = mid - 1
-			}
-		}
+		lo := f.LargestSettled(k, limit-tail)
 		if lo == 0 {
 			break
 		}

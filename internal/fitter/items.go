@@ -29,6 +29,10 @@ const MaxPooled = 1 << 20
 // read of more while they are still in the processor's caches.
 const readAhead = 16 << 10
 
+// nearAhead is readAhead near the token limit: the search for the cut
+// reads again, item by item, the items of one reading at most.
+const nearAhead = 2 << 10
+
 // Items is the buffer of one page's encoded items: Open, then each item
 // followed by a comma. Items are encoded up to the first that takes them
 // over the character ceiling (or, with the Estimator, the token limit):
@@ -51,6 +55,10 @@ type Items struct {
 	snaps   []estimate.Estimate
 	snapped []bool
 	cum     []int
+	// marks are the k > 0 snapped by the readings of encoded items, in
+	// increasing order: a search for the cut tests them first, which
+	// reads nothing, and reads items between two of them only.
+	marks []int
 	// sum adds up the runes of the items the compiled encoder writes, and
 	// sumRead those of the items read; summed says that sum has every
 	// rune of the items.
@@ -71,8 +79,11 @@ type Items struct {
 	// the Estimator, in the same reading as their estimate).
 	allRunes int
 	allEnd   int
-	read     int   // the items before allEnd
-	ints     []int // the memory of ends and cum
+	read     int // the items before allEnd
+	// ahead is the read-ahead: readAhead, or nearAhead once the next
+	// reading may take the estimate over the token limit.
+	ahead int
+	ints  []int // the memory of ends and cum
 
 	w   sliceWriter
 	enc *json.Encoder // writes to w
@@ -91,6 +102,8 @@ func (it *Items) Reset(n int, est bool, charCap, limitTokens int) {
 	it.sum, it.sumRead, it.summed = estimate.RuneSum{}, estimate.RuneSum{}, false
 	it.buf, it.batches, it.split = nil, it.batches[:0], true
 	it.allRunes, it.allEnd, it.read = 0, len(Open), 0
+	it.marks = it.marks[:0]
+	it.setAhead()
 	it.w.b, it.w.written = it.w.b[:0], 0
 	it.w.items, it.w.most = n, 4*min(charCap, math.MaxInt/8)
 	if est {
@@ -127,6 +140,9 @@ func (it *Items) Release() {
 	}
 	if cap(it.snaps) > MaxPooled/16 {
 		it.snaps, it.snapped = nil, nil
+	}
+	if cap(it.marks) > MaxPooled/8 {
+		it.marks = nil
 	}
 	it.buf = nil
 }
@@ -204,7 +220,7 @@ func (it *Items) EncodeFast(fe jsonenc.Func, v reflect.Value) bool {
 	i := it.M
 	it.M++
 	it.ends[i] = len(w.b) - 1
-	if it.ends[i]-it.allEnd >= readAhead || it.nearTokens() {
+	if it.ends[i]-it.allEnd >= it.ahead || it.nearTokens() {
 		it.readEncoded()
 	}
 	return true
@@ -234,7 +250,7 @@ func (it *Items) addBatch(c int) {
 	if c > 1 {
 		it.split = false
 	}
-	if end-it.allEnd >= readAhead || it.nearTokens() {
+	if end-it.allEnd >= it.ahead || it.nearTokens() {
 		it.readEncoded()
 	}
 }
@@ -261,7 +277,9 @@ func (it *Items) readEncoded() {
 		it.allRunes += jsonenc.RuneCount(it.buf[it.allEnd:end])
 	}
 	it.cum[it.M], it.snapped[it.M] = it.allRunes-(it.M-1), true
+	it.marks = append(it.marks, it.M)
 	it.allEnd, it.read = end, it.M
+	it.setAhead()
 }
 
 // BatchSize is the number of items to encode next: the first alone, then
@@ -279,6 +297,10 @@ func (it *Items) BatchSize() int {
 		it.readEncoded()
 		if t := it.snaps[it.read].Tokens(); t > 0 {
 			room = min(room, max(0, it.LimitTokens-t)/max(1, t/it.read))
+		}
+		if it.ahead < readAhead {
+			// Near the limit, no more than a read-ahead.
+			room = min(room, it.ahead/max(1, used/it.M))
 		}
 	}
 	return max(1, min(it.N-it.M, 3*it.M, room+1))
@@ -307,6 +329,27 @@ func (it *Items) nearTokens() bool {
 	return t+unread*t/max(1, it.allEnd-len(Open)) > it.LimitTokens
 }
 
+// setAhead sets the read-ahead for the items after those read: nearAhead
+// when readAhead bytes of them may take the estimate over the token
+// limit, at twice the rate of the items read, or before any is, at a
+// token a byte.
+func (it *Items) setAhead() {
+	it.ahead = readAhead
+	if !it.Est {
+		return
+	}
+	if it.read == 0 {
+		if it.LimitTokens <= 2*readAhead {
+			it.ahead = nearAhead
+		}
+		return
+	}
+	t := it.snaps[it.read].Tokens()
+	if t+2*readAhead*t/max(1, it.allEnd-len(Open)) > it.LimitTokens {
+		it.ahead = nearAhead
+	}
+}
+
 // TokensOver reports whether the items read so far are estimated over the
 // token limit: no response holding them fits, and the items after them
 // are not needed. Only the Estimator knows before assembly.
@@ -323,15 +366,8 @@ func (it *Items) settleEncoded() {
 	if last < 1 || !it.Over(last) && !it.TokensOverAt(last) {
 		return
 	}
-	lo, hi := 1, last // the first k with OverAt(k) is in [lo, hi]
-	for lo < hi {
-		if mid := (lo + hi) / 2; it.OverAt(mid) {
-			hi = mid
-		} else {
-			lo = mid + 1
-		}
-	}
-	it.M = lo
+	// The first k with OverAt(k) is in [1, last].
+	it.M = it.largest(0, last-1, func(k int) bool { return !it.OverAt(k) }) + 1
 	it.summed = false // sum has the runes of items past M
 }
 
@@ -548,13 +584,41 @@ func (it *Items) LargestK(hi, runes int) int {
 		return -1
 	}
 	// ItemRunes is strictly increasing in k, and 0 for k = 0.
-	lo, up := 0, hi
-	for lo < up {
-		mid := (lo + up + 1) / 2
-		if it.ItemRunes(mid) <= runes {
+	return it.largest(0, hi, func(k int) bool { return it.ItemRunes(k) <= runes })
+}
+
+// LargestSettled returns the largest k in [0, hi] whose estimate, without
+// the pending whitespace, is at most milli thousandths of a token, or 0.
+func (it *Items) LargestSettled(hi int, milli int64) int {
+	return it.largest(0, hi, func(k int) bool {
+		e := it.Snap(k)
+		return e.Settled() <= milli
+	})
+}
+
+// largest returns the largest k in [lo, hi] for which ok holds, ok being
+// true at lo and false from some k on. The marks in (lo, hi] are tested
+// first, then the ks between the two around the answer, from the lower:
+// each item is read once at most.
+func (it *Items) largest(lo, hi int, ok func(k int) bool) int {
+	for _, m := range it.marks {
+		if m > hi {
+			break
+		}
+		if m <= lo {
+			continue
+		}
+		if !ok(m) {
+			hi = m - 1
+			break
+		}
+		lo = m
+	}
+	for lo < hi {
+		if mid := (lo + hi + 1) / 2; ok(mid) {
 			lo = mid
 		} else {
-			up = mid - 1
+			hi = mid - 1
 		}
 	}
 	return lo

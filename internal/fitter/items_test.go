@@ -235,3 +235,132 @@ func TestSpaceAt(t *testing.T) {
 		}
 	}
 }
+
+// texts returns n strings of 1 to 900 bytes: words, non-ASCII text, and
+// what JSON escapes, so that their items take from a few to several
+// hundred tokens, and their encodings cross many readings.
+func texts(r *rand.Rand, n int) []string {
+	pieces := []string{"word ", "Wörter ", "日本語の", "🙂", "\t", "\n", `"`, `\`, "\x01", "  ", "x", "1234 ", "<a>", ", ", "fin."}
+	vs := make([]string, n)
+	for i := range vs {
+		var b strings.Builder
+		for size := 1 + r.IntN(900); b.Len() < size; {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		vs[i] = b.String()
+	}
+	return vs
+}
+
+// TestItemsCutAtEveryItem encodes the same strings under a token limit
+// that falls in each item in turn, by the compiled encoder, in batches
+// and one at a time, and checks that the items encoded, and the answers
+// the search for the cut gets from them (LargestSettled, LargestK, Snap,
+// ItemRunes), are those of the items read whole from the start: the
+// readings near the limit, and the searches that begin at their marks,
+// change how often items are read, never what is found.
+func TestItemsCutAtEveryItem(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	vs := texts(r, 90)
+	anys := make([]any, len(vs))
+	for i, v := range vs {
+		anys[i] = v
+	}
+	ref, ends := reference(t, anys)
+	// The estimate and runes of Open and the first k items, read whole.
+	want := make([]estimate.Estimate, len(vs)+1)
+	runes := make([]int, len(vs)+1)
+	for k := range want {
+		end := len(Open)
+		if k > 0 {
+			end = ends[k-1]
+		}
+		want[k].AddBytes(ref[:end])
+		runes[k] = utf8.RuneCount(ref[len(Open):end])
+	}
+	fe := jsonenc.For(reflect.TypeFor[string]())
+	if fe == nil {
+		t.Fatal("no compiled encoder for string")
+	}
+	encode := func(it *Items, mode int) {
+		switch mode {
+		case 0:
+			it.StartFast()
+			for it.More() {
+				if !it.EncodeFast(fe, reflect.ValueOf(&vs[it.M]).Elem()) {
+					t.Fatal("the compiled encoder refused a string")
+				}
+			}
+		case 1:
+			for it.More() {
+				c := it.BatchSize()
+				batch := vs[it.M : it.M+c]
+				if err := it.EncodeBatch(&batch, c); err != nil {
+					t.Fatal(err)
+				}
+			}
+		default:
+			for it.More() {
+				if err := it.EncodeOne(&vs[it.M]); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		it.Settle()
+	}
+	var it Items
+	for cut := 1; cut < len(vs); cut++ {
+		// Limits that item cut just passes, and that it just fits.
+		for _, limit := range []int{want[cut].Tokens() - 1, want[cut].Tokens()} {
+			m := len(vs) // the first k over the limit, as one at a time
+			for k := 1; k < len(vs); k++ {
+				if want[k].Tokens() > limit {
+					m = k
+					break
+				}
+			}
+			for mode := range 3 {
+				// Each search on items just encoded, so that it starts from
+				// the marks of the readings alone.
+				for q := range 5 {
+					it.Reset(len(vs), true, 1<<30, limit)
+					encode(&it, mode)
+					if it.M != m {
+						t.Fatalf("limit %d, mode %d: %d items encoded, want %d", limit, mode, it.M, m)
+					}
+					hi := it.M - r.IntN(min(it.M, 3))
+					j := r.IntN(hi + 1)
+					switch q {
+					case 0, 1, 2:
+						// Just under, at and just over the estimate of j items.
+						milli := want[j].Settled() + int64(q-1)
+						wantK := 0
+						for k := 1; k <= hi; k++ {
+							if want[k].Settled() <= milli {
+								wantK = k
+							}
+						}
+						if got := it.LargestSettled(hi, milli); got != wantK {
+							t.Errorf("limit %d, mode %d: LargestSettled(%d, %d) = %d, want %d", limit, mode, hi, milli, got, wantK)
+						}
+					case 3:
+						// Items take 3 runes at least: j fit, j+1 do not.
+						if got := it.LargestK(hi, runes[j]+r.IntN(2)); got != j {
+							t.Errorf("limit %d, mode %d: LargestK(%d, runes of %d items) = %d", limit, mode, hi, j, got)
+						}
+					default:
+						// Every prefix, from the last.
+						for k := it.M; k >= 0; k-- {
+							if got := it.Snap(k); got != want[k] {
+								t.Fatalf("limit %d, mode %d: estimate of %d items %+v, want %+v", limit, mode, k, got, want[k])
+							}
+							if got := it.ItemRunes(k); got != runes[k] {
+								t.Fatalf("limit %d, mode %d: runes of %d items %d, want %d", limit, mode, k, got, runes[k])
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
