@@ -80,8 +80,8 @@ type Items struct {
 	allRunes int
 	allEnd   int
 	read     int // the items before allEnd
-	// ahead is the read-ahead: readAhead, or nearAhead once the next
-	// reading may take the estimate over the token limit.
+	// ahead is the read-ahead: readAhead, or less, down to nearAhead,
+	// once the next reading may take the estimate over the token limit.
 	ahead int
 	ints  []int // the memory of ends and cum
 
@@ -329,10 +329,11 @@ func (it *Items) nearTokens() bool {
 	return t+unread*t/max(1, it.allEnd-len(Open)) > it.LimitTokens
 }
 
-// setAhead sets the read-ahead for the items after those read: nearAhead
-// when readAhead bytes of them may take the estimate over the token
-// limit, at twice the rate of the items read, or before any is, at a
-// token a byte.
+// setAhead sets the read-ahead for the items after those read. When
+// readAhead bytes of them may take the estimate over the token limit, at
+// twice the rate of the items read, it is half the bytes left to the
+// limit at that rate, and no less than nearAhead; before any item is
+// read, nearAhead when readAhead bytes may, at a token a byte.
 func (it *Items) setAhead() {
 	it.ahead = readAhead
 	if !it.Est {
@@ -345,8 +346,8 @@ func (it *Items) setAhead() {
 		return
 	}
 	t := it.snaps[it.read].Tokens()
-	if t+2*readAhead*t/max(1, it.allEnd-len(Open)) > it.LimitTokens {
-		it.ahead = nearAhead
+	if read := max(1, it.allEnd-len(Open)); t+2*readAhead*t/read > it.LimitTokens {
+		it.ahead = max(nearAhead, max(0, it.LimitTokens-t)*read/max(1, 2*t))
 	}
 }
 
