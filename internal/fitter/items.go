@@ -83,7 +83,7 @@ type Items struct {
 	// ahead is the read-ahead: readAhead, or less, down to nearAhead,
 	// once the next reading may take the estimate over the token limit.
 	ahead int
-	ints  []int // the memory of ends and cum
+	ints  []int // the memory of ends, cum and marks
 
 	w   sliceWriter
 	enc *json.Encoder // writes to w
@@ -102,7 +102,6 @@ func (it *Items) Reset(n int, est bool, charCap, limitTokens int) {
 	it.sum, it.sumRead, it.summed = estimate.RuneSum{}, estimate.RuneSum{}, false
 	it.buf, it.batches, it.split = nil, it.batches[:0], true
 	it.allRunes, it.allEnd, it.read = 0, len(Open), 0
-	it.marks = it.marks[:0]
 	it.setAhead()
 	it.w.b, it.w.written = it.w.b[:0], 0
 	it.w.items, it.w.most = n, 4*min(charCap, math.MaxInt/8)
@@ -111,11 +110,12 @@ func (it *Items) Reset(n int, est bool, charCap, limitTokens int) {
 		// generous 16 bytes a token, and grow past it if need be.
 		it.w.most = min(it.w.most, 16*min(limitTokens, math.MaxInt/32))
 	}
-	if cap(it.ints) < 2*n+1 {
-		it.ints = make([]int, 2*n+1)
+	if cap(it.ints) < 3*n+1 {
+		it.ints = make([]int, 3*n+1)
 	}
-	ints := it.ints[:2*n+1]
-	it.ends, it.cum = ints[:n:n], ints[n:]
+	// A reading reads one item at least: n marks at most.
+	ints := it.ints[:3*n+1]
+	it.ends, it.cum, it.marks = ints[:n:n], ints[n:2*n+1:2*n+1], ints[2*n+1:2*n+1]
 	clear(it.ends)
 	it.cum[0] = 0
 	if cap(it.snaps) < n+1 {
@@ -140,9 +140,6 @@ func (it *Items) Release() {
 	}
 	if cap(it.snaps) > MaxPooled/16 {
 		it.snaps, it.snapped = nil, nil
-	}
-	if cap(it.marks) > MaxPooled/8 {
-		it.marks = nil
 	}
 	it.buf = nil
 }
