@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/boundedkit/bounded/driver"
 )
@@ -11,8 +12,9 @@ import (
 // BenchmarkFitCutVsMarshalKept fits 10, 100 and 1,000 items of each
 // fixture into a token budget that keeps about 28 of them (8 of 10), and
 // reports the time of Fit over that of json.Marshal of the items it keeps
-// (fit/marshalKept): what a cut response costs against encoding only what
-// it holds, which should not grow with the items offered.
+// (fit/marshalKept, and min-fit/marshalKept for the fastest call of each):
+// what a cut response costs against encoding only what it holds, which
+// should not grow with the items offered.
 func BenchmarkFitCutVsMarshalKept(b *testing.B) {
 	type fixture struct {
 		name string
@@ -49,10 +51,29 @@ func cutVsMarshalKept[T any](b *testing.B, items []T) {
 		b.Fatal(err)
 	}
 	kept := items[:fd.Kept]
-	took := rotating(b,
+	// Each call timed alone, alternately: the sums give fit/marshalKept,
+	// the fastest calls min-fit/marshalKept, which the load of a shared
+	// machine moves less.
+	var took, fastest [2]time.Duration
+	run := [2]func() error{
 		func() error { _, err := Fit(budget, in); return err },
 		func() error { _, err := json.Marshal(kept); return err },
-	)
+	}
+	for i := 0; b.Loop(); i++ {
+		for j := range run {
+			k := (i + j) % len(run)
+			t0 := time.Now()
+			if err := run[k](); err != nil {
+				b.Fatal(err)
+			}
+			d := time.Since(t0)
+			took[k] += d
+			if fastest[k] == 0 || d < fastest[k] {
+				fastest[k] = d
+			}
+		}
+	}
 	b.ReportMetric(float64(fd.Kept), "kept")
 	b.ReportMetric(float64(took[0])/float64(took[1]), "fit/marshalKept")
+	b.ReportMetric(float64(fastest[0])/float64(fastest[1]), "min-fit/marshalKept")
 }
