@@ -261,7 +261,7 @@ func texts(r *rand.Rand, n int) []string {
 // change how often items are read, never what is found.
 func TestItemsCutAtEveryItem(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	vs := texts(r, 90)
+	vs := texts(r, 60)
 	anys := make([]any, len(vs))
 	for i, v := range vs {
 		anys[i] = v
