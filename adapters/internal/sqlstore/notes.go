@@ -304,12 +304,7 @@ func (s *Store) SearchNotes(ctx context.Context, query string, p bounded.Page) (
 			return driver.Rows[ports.NoteRef]{}, err
 		}
 		q := ports.Fold(query)
-		how, titled, err := s.noteSearchFor(ctx, q, req)
-		if err != nil {
-			return driver.Rows[ports.NoteRef]{}, err
-		}
-		pq := s.searchNotesQuery(q, how, titled, req)
-		rows, _, err := collect(ctx, s, pq, req, ports.SearchNotesOrder(query), func(counts []any, rows *sql.Rows) (ports.NoteRef, bool, error) {
+		row := func(counts []any, rows *sql.Rows) (ports.NoteRef, bool, error) {
 			var r noteRow
 			var rank int64
 			if err := rows.Scan(append(counts, nstr{&r.id}, nstr{&r.title}, nstr{&r.tags}, nint{&r.updated}, nint{&rank})...); err != nil {
@@ -320,7 +315,20 @@ func (s *Store) SearchNotes(ctx context.Context, query string, p bounded.Page) (
 			}
 			ref, err := r.ref()
 			return ref, err == nil, err
-		})
+		}
+		if most := s.indexFirst(q, req); most > 0 {
+			// Through the index when it finds few notes, in one
+			// statement; a broad term reads no note there.
+			rows, extra, err := collect(ctx, s, s.searchNotesQuery(q, searchIndexed, false, most, req), req, ports.SearchNotesOrder(query), row)
+			if err != nil || extra[0] <= int64(most) {
+				return rows, err
+			}
+		}
+		how, titled, err := s.noteSearchFor(ctx, q, req)
+		if err != nil {
+			return driver.Rows[ports.NoteRef]{}, err
+		}
+		rows, _, err := collect(ctx, s, s.searchNotesQuery(q, how, titled, 0, req), req, ports.SearchNotesOrder(query), row)
 		return rows, err
 	})
 }

@@ -246,6 +246,19 @@ func (s *Store) noteSearchFor(ctx context.Context, q string, req driver.Request)
 	return searchWalk, titled, err
 }
 
+// indexFirst returns how many notes the FTS5 index may find for
+// SearchNotes to read the folded query q's page of req through it first,
+// in one statement (0: it does not try): for a page without the exact
+// count, Dialect.BroadNotes or maxPagedIndexCandidates. Past them the
+// statement reads no note, and noteSearchFor decides. Reading a few
+// notes through the index costs about what the density probe would.
+func (s *Store) indexFirst(q string, req driver.Request) int {
+	if s.d.NoteIndex != NoteIndexFTS5 || utf8.RuneCountInString(q) < minIndexRunes || req.Count == bounded.CountExact {
+		return 0
+	}
+	return cmp.Or(s.d.BroadNotes, maxPagedIndexCandidates)
+}
+
 // densityNotes is how many of the most recently updated notes the
 // density probe of a page of req reads at most: ten pages' worth. A
 // query found in densityRows(req) of them, one note in twenty, is dense.
@@ -291,8 +304,10 @@ func (s *Store) ftsAtMost(ctx context.Context, table, match string, most int) (b
 // searchNotesQuery is the paged statement of SearchNotes for the folded
 // query q and the request req, found as how says (see [noteSearch]): the
 // notes whose title_fold or content_fold contains q, with their rank (0
-// when the title contains it).
-func (s *Store) searchNotesQuery(q string, how noteSearch, titled bool, req driver.Request) paged {
+// when the title contains it). Through the FTS5 index with most > 0, it
+// reads no note when the index finds more than most, and its extra count
+// column is how many it finds, up to most+1.
+func (s *Store) searchNotesQuery(q string, how noteSearch, titled bool, most int, req driver.Request) paged {
 	in := func(col string) string { return s.d.Instr + "(" + col + ", ?) > 0" }
 	where := "(" + in("n.title_fold") + " OR " + in("n.content_fold") + ")"
 	args := []any{q, q}
@@ -301,12 +316,26 @@ func (s *Store) searchNotesQuery(q string, how noteSearch, titled bool, req driv
 	if how == searchIndexed && s.d.NoteIndex == NoteIndexFTS5 {
 		// The index's candidates that match, each note's text searched
 		// once for the count and the page.
+		cands := "SELECT i.id FROM bounded_notes_fts f JOIN bounded_note_fts_ids i ON i.rid = f.rowid WHERE bounded_notes_fts MATCH ?"
+		var with []cte
+		var extra []column
+		if most > 0 {
+			// At most most candidates: past them no note is read, and the
+			// extra column says how many there were, up to most+1.
+			with = []cte{{"note_cands", s.db.NewRaw(cands+" LIMIT ?", ftsPhrase(q), most+1)}}
+			cands = fmt.Sprintf("SELECT id FROM note_cands WHERE (SELECT count(*) FROM note_cands) <= %d", most)
+			extra = []column{{expr: "(SELECT count(*) FROM note_cands) AS cands"}}
+		}
+		var matchArgs []any
+		if most == 0 {
+			matchArgs = append(matchArgs, ftsPhrase(q))
+		}
 		matches := s.db.NewRaw("SELECT "+noteRefCols+", CASE WHEN "+in("n.title_fold")+" THEN 0 ELSE 1 END AS rnk FROM bounded_notes AS n"+
-			" WHERE n.id IN (SELECT i.id FROM bounded_notes_fts f JOIN bounded_note_fts_ids i ON i.rid = f.rowid"+
-			" WHERE bounded_notes_fts MATCH ?) AND "+where, append([]any{q, ftsPhrase(q)}, args...)...)
+			" WHERE n.id IN ("+cands+") AND "+where, append(append([]any{q}, matchArgs...), args...)...)
 		return paged{
-			with: []cte{{"note_matches", matches}}, materialized: true,
+			with: append(with, cte{"note_matches", matches}), materialized: true,
 			count: s.db.NewSelect().TableExpr("note_matches AS m"),
+			extra: extra,
 			page: func(c clauses) *bun.SelectQuery {
 				return c.apply(s.db.NewSelect().ColumnExpr("*").TableExpr("note_matches AS m"))
 			},
