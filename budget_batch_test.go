@@ -1,6 +1,7 @@
 package bounded
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -42,7 +43,7 @@ func (a arrayItem) MarshalJSON() ([]byte, error) { return json.Marshal(a.parts) 
 func checkBatches[T any](t *testing.T, name string, b Budget, items []T) {
 	t.Helper()
 	in := FitInput[T]{Page: pageOf(items, 0, len(items), len(items)), Call: searchCall}
-	f, err := prepareFit(b, in)
+	f, err := prepareFit(context.Background(), b, in)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -94,7 +95,7 @@ func checkBatches[T any](t *testing.T, name string, b Budget, items []T) {
 	// The estimate of every prefix, the longest first (as Fit asks for the
 	// whole page first), then the others in turn, from a fitter that has
 	// counted nothing yet, and from this one.
-	g, err := prepareFit(b, in)
+	g, err := prepareFit(context.Background(), b, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +178,7 @@ func TestFitBatchErrors(t *testing.T) {
 		long[i] = doc{ID: i, Content: strings.Repeat("x", 100)}
 	}
 	b := Budget{MaxChars: 1500, Margin: 1, Logger: quiet}
-	f, err := prepareFit(b, FitInput[doc]{Page: pageOf(long, 0, 40, 40), Call: searchCall})
+	f, err := prepareFit(context.Background(), b, FitInput[doc]{Page: pageOf(long, 0, 40, 40), Call: searchCall})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -193,7 +193,7 @@ func checkMaximal[T any](t *testing.T, name string, b Budget, in FitInput[T], fd
 	if fd.Truncation.Reason != ReasonCharacterLimit && fd.Truncation.Reason != ReasonTokenLimit {
 		return
 	}
-	f, err := prepareFit(b, in)
+	f, err := prepareFit(context.Background(), b, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1162,7 +1162,7 @@ func TestAppendArgs(t *testing.T) {
 // wrong is refused, not returned: the check behind the hard ceiling.
 func TestFitAssertsItsMeasure(t *testing.T) {
 	in := FitInput[doc]{Page: pageOf(docs(50, 50, 50), 0, 10, 3), Call: searchCall}
-	f, err := prepareFit(Budget{Logger: quiet}, in)
+	f, err := prepareFit(context.Background(), Budget{Logger: quiet}, in)
 	if err != nil {
 		t.Fatal(err)
 	}

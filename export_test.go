@@ -20,3 +20,11 @@ func FastEncode(ptr any) (b []byte, ok bool) {
 	}
 	return fe(nil, nil, v.Elem())
 }
+
+// EncodeToCeiling makes Fit with a Tokenizer encode items up to the
+// character ceiling, not stopping at the token limit, until the returned
+// function is called.
+func EncodeToCeiling() (restore func()) {
+	tokenStop = false
+	return func() { tokenStop = true }
+}

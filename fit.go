@@ -113,19 +113,19 @@ func Fit[T any](b Budget, in FitInput[T]) (Fitted, error) {
 
 // FitContext is [Fit] with a context for b's Tokenizer and Logger.
 func FitContext[T any](ctx context.Context, b Budget, in FitInput[T]) (Fitted, error) {
-	f, err := prepareFit(b, in)
+	f, err := prepareFit(ctx, b, in)
 	if err != nil {
 		return Fitted{}, err
 	}
-	f.ctx = ctx
 	f.notice, _ = ctx.Value(noticeKey{}).(string)
 	fd, err := f.fit()
 	f.release()
 	return fd, err
 }
 
-// prepareFit checks Fit's input and encodes its items.
-func prepareFit[T any](b Budget, in FitInput[T]) (*fitter, error) {
+// prepareFit checks Fit's input and encodes its items (and with a
+// Tokenizer counts them, under ctx).
+func prepareFit[T any](ctx context.Context, b Budget, in FitInput[T]) (*fitter, error) {
 	d, limitChars, limitTokens, err := b.validate()
 	if err != nil {
 		return nil, err
@@ -148,6 +148,7 @@ func prepareFit[T any](b Budget, in FitInput[T]) (*fitter, error) {
 		}
 	}
 	f := newFitter(d, b.CharsPerToken == 0, limitChars, limitTokens, in.Page.Page, in.Call, in.Hints, len(items))
+	f.ctx = ctx
 	f.cursorAt = in.Page.CursorAt
 	f.unclipped, f.clippedIn, f.windowNext, f.notes = in.Unclipped, in.Clipped, in.WindowNext, in.Notes
 	if err := f.setWindow(in.Window); err != nil {
@@ -159,7 +160,9 @@ func prepareFit[T any](b Budget, in FitInput[T]) (*fitter, error) {
 	// item alone (whose size predicts the others') to batches of up to
 	// three times as many items as before, but not much past what the
 	// ceiling leaves room for: encoding stops after the batch that takes
-	// the items over it.
+	// the items over it. With a Tokenizer, items are counted as they are
+	// encoded, and encoding stops one item past the first that takes them
+	// over the token limit (batches sized by it too).
 	//
 	// A pointer to the batch, which encodes as the batch does (its items
 	// addressable, as json.Marshal([]T) sees them), set for each batch
@@ -172,15 +175,18 @@ func prepareFit[T any](b Budget, in FitInput[T]) (*fitter, error) {
 		if err := encodeFast(f, items, fe); err != nil {
 			return nil, err
 		}
-		single = false // every item is encoded, or the ceiling reached
+		single = false // every item is encoded, or a limit reached
 	}
-	for !single && f.More() {
-		c := f.BatchSize()
+	for !single && f.more() {
+		c := f.batchSize()
 		if batch == nil {
 			batch = new([]T)
 		}
 		*batch = items[f.M : f.M+c]
 		if err := f.EncodeBatch(batch, c); err == nil {
+			if err := f.countItems(); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		// Encode the batch's items one at a time, as far as they would
@@ -195,6 +201,11 @@ func prepareFit[T any](b Budget, in FitInput[T]) (*fitter, error) {
 		}
 	}
 	f.Settle()
+	if f.tokensDone() {
+		// Encoding stopped at the token limit, one item past the first
+		// over it, as encoding one item at a time would have.
+		f.M = min(f.M, f.counted+1)
+	}
 	if f.Est && f.M < f.N && !f.Over(f.M) {
 		// Encoding stopped at the token limit: any cut is its.
 		f.capReason = ReasonTokenLimit
@@ -203,30 +214,36 @@ func prepareFit[T any](b Budget, in FitInput[T]) (*fitter, error) {
 }
 
 // encodeEach encodes items[f.M:end] one at a time, as long as the items
-// encoded do not take more characters than the ceiling. Its error names the
-// item at fault.
+// encoded do not take more characters than the ceiling, nor more tokens
+// than the limit (see fitter.more). Its error names the item at fault.
 func encodeEach[T any](f *fitter, items []T, end int) error {
-	for i := f.M; i < end && !f.Over(i); i++ {
+	for i := f.M; i < end && !f.Over(i) && !f.tokensDone(); i++ {
 		// A pointer, as json.Marshal([]T) sees addressable elements: the
 		// same methods are used, and the item is not copied.
 		if err := f.EncodeOne(&items[i]); err != nil {
 			return encodeError(i, reflect.ValueOf(&items[i]), err)
+		}
+		if err := f.countItems(); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
 // encodeFast encodes items with their compiled encoder, one at a time,
-// straight into f's buffer, as long as the items encoded do not take more
-// characters than the ceiling. An item the encoder refuses (a NaN float)
-// goes to encoding/json, whose error names it.
+// straight into f's buffer, as long as the items encoded are within the
+// ceiling and the token limit (see fitter.more). An item the encoder
+// refuses (a NaN float) goes to encoding/json, whose error names it.
 func encodeFast[T any](f *fitter, items []T, fe jsonenc.Func) error {
 	f.StartFast()
-	for f.More() {
+	for f.more() {
 		// Through a pointer, which needs no allocation to box: the item
 		// is addressable, as json.Marshal([]T) sees it.
 		i := f.M
 		if f.EncodeFast(fe, reflect.ValueOf(&items[i]).Elem()) {
+			if err := f.countItems(); err != nil {
+				return err
+			}
 			continue
 		}
 		if err := encodeEach(f, items, i+1); err != nil {

@@ -62,8 +62,13 @@ type fitter struct {
 	windowRunes int
 	windowInfo  *WindowInfo
 
-	cumTok []int  // cumTok[k]: tokens of the first k items (Tokenizer)
-	out    []byte // where assemble writes a response that may be rejected
+	// cumTok[k] is the Tokenizer's count of the first k items, each
+	// counted alone, for k <= counted: items are counted as they are
+	// encoded, up to the first that takes them over the token limit or
+	// over the ceiling.
+	cumTok  []int
+	counted int
+	out     []byte // where assemble writes a response that may be rejected
 
 	tails []*tail // memo of tailFor
 	// lean leaves out of the pagination the cursors the next call does
@@ -92,7 +97,7 @@ func newFitter(b Budget, estimated bool, limitChars, limitTokens int, info PageI
 	f.capReason, f.tok = ReasonCharacterLimit, nil
 	f.tailBuf = f.tailBuf[:0]
 	f.window, f.windowRunes, f.windowInfo = nil, 0, nil
-	f.cumTok = nil
+	f.counted = 0
 	f.tails, f.shapes, f.lean = f.tailsBuf[:0], 0, false
 	charCap, est := limitChars, false
 	switch {
@@ -106,7 +111,64 @@ func newFitter(b Budget, estimated bool, limitChars, limitTokens int, info PageI
 		}
 	}
 	f.Reset(n, est, charCap, limitTokens)
+	if f.tok != nil {
+		if cap(f.cumTok) < n+1 {
+			f.cumTok = make([]int, n+1)
+		}
+		f.cumTok = f.cumTok[:n+1]
+		f.cumTok[0] = 0
+	}
 	return f
+}
+
+// more reports whether there are items to encode: [fitbuf.Items.More],
+// and with a Tokenizer, not one past the first item that takes the items
+// over the token limit. That one is encoded too, so that the search knows
+// whether the response keeping the items up to it would fit the ceiling,
+// as it would with all the items encoded: the cut's reason depends on it.
+func (f *fitter) more() bool {
+	return f.More() && !f.tokensDone()
+}
+
+// tokensDone reports whether, with a Tokenizer, the items counted are over
+// the token limit and the item after them is encoded: no more are needed.
+func (f *fitter) tokensDone() bool {
+	return f.tok != nil && tokenStop && f.cumTok[f.counted] > f.LimitTokens && f.M > f.counted
+}
+
+// tokenStop says that encoding stops at the token limit with a Tokenizer;
+// the tests turn it off to compare with encoding up to the ceiling.
+var tokenStop = true
+
+// batchSize is [fitbuf.Items.BatchSize], and with a Tokenizer no more
+// than the token limit leaves room for at the mean count of the items
+// counted, plus two: one to reach it, and the one after.
+func (f *fitter) batchSize() int {
+	c := f.BatchSize()
+	if f.tok == nil || f.counted == 0 || !tokenStop {
+		return c
+	}
+	t := f.cumTok[f.counted]
+	room := max(0, f.LimitTokens-t) / max(1, t/f.counted)
+	return max(1, min(c, room+2))
+}
+
+// countItems counts with the Tokenizer the items encoded since the last
+// call, one by one, up to the first that takes them over the token limit,
+// and not an item that takes them over the ceiling: no response holds it.
+func (f *fitter) countItems() error {
+	if f.tok == nil {
+		return nil
+	}
+	for f.counted < f.M && f.cumTok[f.counted] <= f.LimitTokens && !f.Over(f.counted+1) {
+		n, err := f.countTokens(f.Item(f.counted))
+		if err != nil {
+			return err
+		}
+		f.cumTok[f.counted+1] = f.cumTok[f.counted] + n
+		f.counted++
+	}
+	return nil
 }
 
 // release returns f to the pool, with the memory of its buffers (up to
@@ -422,6 +484,15 @@ func (f *fitter) search() (int, *shape, error) {
 			return -1, s, nil
 		}
 	}
+	if f.M < f.N && f.tokensDone() {
+		// Encoding stopped at the token limit, with the items after the
+		// M encoded left out: the response keeping all M may fit the
+		// ceiling, as a longer one would with all of them encoded.
+		s, err := f.sizeOf(f.M, f.capReason)
+		if err != nil || s.chars <= f.CharCap {
+			return f.M, s, err
+		}
+	}
 	// The whole page does not fit, or encoding stopped at M items whose
 	// characters alone are over the ceiling: fewer than M fit.
 	//
@@ -554,23 +625,14 @@ func (f *fitter) fit() (Fitted, error) {
 	return fd, nil
 }
 
-// fitTokens applies the Tokenizer to the first kc items, the prefix that
-// fits the character ceiling: per-item counts choose the cut, then the
-// assembled JSON is counted and items are dropped from the end until it
-// fits. It returns nil bytes when no item fits.
+// fitTokens cuts the first kc items, the prefix that fits the character
+// ceiling, to the token limit: their counts, taken as they were encoded,
+// choose the cut, then the assembled JSON is counted and items are dropped
+// from the end until it fits. It returns nil bytes when no item fits.
 func (f *fitter) fitTokens(kc int) ([]byte, *shape, error) {
-	f.cumTok = make([]int, kc+1)
-	// Items are counted up to the first that takes them over the limit:
-	// no response holds it, nor the items after it.
-	top := 0
-	for top < kc && f.cumTok[top] <= f.LimitTokens {
-		n, err := f.countTokens(f.Item(top))
-		if err != nil {
-			return nil, nil, err
-		}
-		f.cumTok[top+1] = f.cumTok[top] + n
-		top++
-	}
+	// Items were counted as they were encoded, up to the first that takes
+	// them over the limit: no response holds it, nor the items after it.
+	top := min(kc, f.counted)
 	reason := func(k int) string {
 		switch {
 		case k < kc:

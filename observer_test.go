@@ -58,7 +58,7 @@ func TestFitStopsAtTokenLimit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f, err := prepareFit(b, in)
+		f, err := prepareFit(context.Background(), b, in)
 		if err != nil {
 			t.Fatal(err)
 		}
