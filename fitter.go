@@ -182,6 +182,9 @@ func (f *fitter) release() {
 	if cap(f.out) > maxPooled {
 		f.out = nil
 	}
+	if cap(f.cumTok) > maxPooled/8 {
+		f.cumTok = nil
+	}
 	f.b, f.call, f.info, f.tok, f.ctx, f.windowInfo = Budget{}, Call{}, PageInfo{}, nil, nil, nil
 	f.cursorAt, f.unclipped, f.clippedIn, f.windowNext, f.notes, f.notice = nil, nil, nil, nil, nil, ""
 	for _, t := range f.tails {
