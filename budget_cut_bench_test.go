@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/boundedkit/bounded/driver"
 )
@@ -51,28 +50,10 @@ func cutVsMarshalKept[T any](b *testing.B, items []T) {
 		b.Fatal(err)
 	}
 	kept := items[:fd.Kept]
-	// Each call timed alone, alternately: the sums give fit/marshalKept,
-	// the fastest calls min-fit/marshalKept, which the load of a shared
-	// machine moves less.
-	var took, fastest [2]time.Duration
-	run := [2]func() error{
+	took, fastest := rotatingFastest(b,
 		func() error { _, err := Fit(budget, in); return err },
 		func() error { _, err := json.Marshal(kept); return err },
-	}
-	for i := 0; b.Loop(); i++ {
-		for j := range run {
-			k := (i + j) % len(run)
-			t0 := time.Now()
-			if err := run[k](); err != nil {
-				b.Fatal(err)
-			}
-			d := time.Since(t0)
-			took[k] += d
-			if fastest[k] == 0 || d < fastest[k] {
-				fastest[k] = d
-			}
-		}
-	}
+	)
 	b.ReportMetric(float64(fd.Kept), "kept")
 	b.ReportMetric(float64(took[0])/float64(took[1]), "fit/marshalKept")
 	b.ReportMetric(float64(fastest[0])/float64(fastest[1]), "min-fit/marshalKept")
