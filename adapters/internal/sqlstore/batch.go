@@ -120,9 +120,19 @@ func (s *Store) descendantsRanked(name string, maxDepth int, total bool) string 
 		fmt.Fprintf(&b, ",\n\tlvl%d(root, id) AS (SELECT DISTINCT l.root, p.note_id FROM lvl%d l %s)", k, k-1, s.childJoin("l"))
 		walk += fmt.Sprintf(" UNION ALL SELECT root, id, %d FROM lvl%d", k, k)
 	}
-	b.WriteString(`,
+	if maxDepth == 2 {
+		// A node two levels down is the root's own child when an edge
+		// says so: the two levels' pairs, without those, are distinct,
+		// and the walk's GROUP BY (a sort of every node) is left out.
+		b.WriteString(`,
+	best(root, id, depth) AS (SELECT root, id, 1 FROM lvl1 WHERE id <> root UNION ALL SELECT root, id, 2 FROM lvl2 l
+		WHERE id <> root AND NOT EXISTS (SELECT 1 FROM bounded_note_parents x WHERE x.parent_id = l.root AND x.note_id = l.id))`)
+	} else {
+		b.WriteString(`,
 	walk(root, id, depth) AS (` + walk + `),
-	best AS (SELECT root, id, MIN(depth) AS depth FROM walk WHERE id <> root GROUP BY root, id),
+	best AS (SELECT root, id, MIN(depth) AS depth FROM walk WHERE id <> root GROUP BY root, id)`)
+	}
+	b.WriteString(`,
 	` + name + ` AS (
 		SELECT b.root AS root, t.id AS id, t.title AS title, t.is_note AS is_note, b.depth AS depth,
 			ROW_NUMBER() OVER (PARTITION BY b.root ORDER BY b.depth, t.title, t.id) AS rn` + count + `
