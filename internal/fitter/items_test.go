@@ -145,6 +145,44 @@ func TestItems(t *testing.T) {
 	}
 }
 
+// The ways Items are encoded: by the compiled encoder one at a time, by
+// batches through encoding/json, or one at a time through encoding/json.
+const (
+	encodeCompiled = iota
+	encodeBatches
+	encodeEach
+)
+
+// encodeStrings encodes vs into it the way mode says, as long as it asks
+// for more (fe is the compiled encoder of string), then settles it.
+func encodeStrings(t *testing.T, it *Items, vs []string, fe jsonenc.Func, mode int) {
+	t.Helper()
+	switch mode {
+	case encodeCompiled:
+		it.StartFast()
+		for it.More() {
+			if !it.EncodeFast(fe, reflect.ValueOf(&vs[it.M]).Elem()) {
+				t.Fatal("the compiled encoder refused a string")
+			}
+		}
+	case encodeBatches:
+		for it.More() {
+			c := it.BatchSize()
+			batch := vs[it.M : it.M+c]
+			if err := it.EncodeBatch(&batch, c); err != nil {
+				t.Fatal(err)
+			}
+		}
+	default:
+		for it.More() {
+			if err := it.EncodeOne(&vs[it.M]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	it.Settle()
+}
+
 // TestItemsStopAtCeiling checks that encoding stops after the first item
 // that takes the items over the ceiling, in batches or by the compiled
 // encoder, and that Over and LargestK say where.
@@ -161,23 +199,11 @@ func TestItemsStopAtCeiling(t *testing.T) {
 	for _, fast := range []bool{false, true} {
 		var it Items
 		it.Reset(len(vs), false, ceiling, 1<<30)
+		mode := encodeBatches
 		if fast {
-			it.StartFast()
-			for it.More() {
-				if !it.EncodeFast(fe, reflect.ValueOf(&vs[it.M]).Elem()) {
-					t.Fatal("the compiled encoder refused a string")
-				}
-			}
-		} else {
-			for it.More() {
-				c := it.BatchSize()
-				batch := vs[it.M : it.M+c]
-				if err := it.EncodeBatch(&batch, c); err != nil {
-					t.Fatal(err)
-				}
-			}
+			mode = encodeCompiled
 		}
-		it.Settle()
+		encodeStrings(t, &it, vs, fe, mode)
 		if it.M != 10 || it.Over(9) || !it.Over(10) {
 			t.Errorf("fast %v: %d items encoded, Over(9) %v, Over(10) %v; want 10, false, true", fast, it.M, it.Over(9), it.Over(10))
 		}
@@ -200,14 +226,7 @@ func TestItemsStopAtTokenLimit(t *testing.T) {
 	}
 	var it Items
 	it.Reset(len(vs), true, 1<<30, 300)
-	for it.More() {
-		c := it.BatchSize()
-		batch := vs[it.M : it.M+c]
-		if err := it.EncodeBatch(&batch, c); err != nil {
-			t.Fatal(err)
-		}
-	}
-	it.Settle()
+	encodeStrings(t, &it, vs, nil, encodeBatches)
 	if it.M == len(vs) || !it.TokensOverAt(it.M) || it.TokensOverAt(it.M-1) {
 		t.Errorf("%d of %d items encoded; want encoding stopped after the first over 300 tokens (over at M %v, at M-1 %v)",
 			it.M, len(vs), it.TokensOverAt(it.M), it.TokensOverAt(it.M-1))
@@ -282,32 +301,6 @@ func TestItemsCutAtEveryItem(t *testing.T) {
 	if fe == nil {
 		t.Fatal("no compiled encoder for string")
 	}
-	encode := func(it *Items, mode int) {
-		switch mode {
-		case 0:
-			it.StartFast()
-			for it.More() {
-				if !it.EncodeFast(fe, reflect.ValueOf(&vs[it.M]).Elem()) {
-					t.Fatal("the compiled encoder refused a string")
-				}
-			}
-		case 1:
-			for it.More() {
-				c := it.BatchSize()
-				batch := vs[it.M : it.M+c]
-				if err := it.EncodeBatch(&batch, c); err != nil {
-					t.Fatal(err)
-				}
-			}
-		default:
-			for it.More() {
-				if err := it.EncodeOne(&vs[it.M]); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-		it.Settle()
-	}
 	var it Items
 	for cut := 1; cut < len(vs); cut++ {
 		// Limits that item cut just passes, and that it just fits.
@@ -319,12 +312,12 @@ func TestItemsCutAtEveryItem(t *testing.T) {
 					break
 				}
 			}
-			for mode := range 3 {
+			for _, mode := range []int{encodeCompiled, encodeBatches, encodeEach} {
 				// Each search on items just encoded, so that it starts from
 				// the marks of the readings alone.
 				for q := range 5 {
 					it.Reset(len(vs), true, 1<<30, limit)
-					encode(&it, mode)
+					encodeStrings(t, &it, vs, fe, mode)
 					if it.M != m {
 						t.Fatalf("limit %d, mode %d: %d items encoded, want %d", limit, mode, it.M, m)
 					}
